@@ -1,0 +1,143 @@
+//! Block-level core for the RustCrypto `digest` traits (`block_api`).
+//!
+//! [`PavelorCore`] absorbs whole blocks and finalizes from the byte buffer the
+//! `digest` machinery keeps; it is what `hmac::Hmac<Pavelor512>` builds on.
+//! It also carries the one partial byte the bit-oriented API may add after
+//! the buffered bytes, so that a hasher can be split into core and buffer
+//! and put back together without losing bits.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use digest::block_api::{
+    AlgorithmName, Block, BlockSizeUser, Buffer, BufferKindUser, Eager, FixedOutputCore,
+    OutputSizeUser, Reset, UpdateCore,
+};
+use digest::{HashMarker, Output};
+use zeroize::Zeroize;
+
+use crate::Backend;
+use crate::backend::Engine;
+use crate::params::Variant;
+use crate::sponge::Sponge;
+
+/// Block-level Pavelor core for instance `V`.
+#[derive(Clone)]
+pub struct PavelorCore<V: Variant> {
+    sponge: Sponge,
+    /// Final partial byte (top `tail_bits` bits valid, the rest zero) that
+    /// follows the buffered bytes; `tail_bits == 0` when there is none.
+    tail: u8,
+    tail_bits: u8,
+    _variant: PhantomData<V>,
+}
+
+impl<V: Variant> PavelorCore<V> {
+    pub(crate) fn with_engine(engine: Engine) -> Self {
+        PavelorCore { sponge: Sponge::new::<V>(engine), tail: 0, tail_bits: 0, _variant: PhantomData }
+    }
+
+    /// A core using the given backend, or an error if this CPU lacks it.
+    pub fn with_backend(backend: Backend) -> Result<Self, crate::Error> {
+        Engine::new(backend).map(Self::with_engine)
+    }
+
+    /// The backend this core hashes with.
+    pub fn backend(&self) -> Backend {
+        self.sponge.engine().backend()
+    }
+
+    /// Number of valid bits in the pending partial byte (0 if none).
+    pub(crate) fn tail_bits(&self) -> u8 {
+        self.tail_bits
+    }
+
+    /// Takes the pending partial byte, leaving none.
+    pub(crate) fn take_tail(&mut self) -> (u8, u8) {
+        let tail = (self.tail, self.tail_bits);
+        self.tail = 0;
+        self.tail_bits = 0;
+        tail
+    }
+
+    /// Sets the pending partial byte: its top `bits` (1..=7) bits are kept.
+    pub(crate) fn set_tail(&mut self, byte: u8, bits: u8) {
+        debug_assert!((1..8).contains(&bits));
+        self.tail = byte & !(0xFFu8 >> bits);
+        self.tail_bits = bits;
+    }
+}
+
+impl<V: Variant> Default for PavelorCore<V> {
+    fn default() -> Self {
+        Self::with_engine(Engine::best())
+    }
+}
+
+impl<V: Variant> HashMarker for PavelorCore<V> {}
+
+impl<V: Variant> BlockSizeUser for PavelorCore<V> {
+    type BlockSize = V::BlockSize;
+}
+
+impl<V: Variant> BufferKindUser for PavelorCore<V> {
+    type BufferKind = Eager;
+}
+
+impl<V: Variant> OutputSizeUser for PavelorCore<V> {
+    type OutputSize = V::OutputSize;
+}
+
+impl<V: Variant> UpdateCore for PavelorCore<V> {
+    #[inline]
+    fn update_blocks(&mut self, blocks: &[Block<Self>]) {
+        debug_assert_eq!(self.tail_bits, 0, "whole blocks never follow a partial byte");
+        self.sponge.absorb_blocks::<V>(Block::<Self>::slice_as_flattened(blocks));
+    }
+}
+
+impl<V: Variant> FixedOutputCore for PavelorCore<V> {
+    fn finalize_fixed_core(&mut self, buffer: &mut Buffer<Self>, out: &mut Output<Self>) {
+        // The eager buffer holds fewer than RATE bytes, so with a partial byte
+        // appended the tail is still shorter than one block.
+        let data = buffer.get_data();
+        let mut tail = [0u8; crate::params::MAX_RATE];
+        tail[..data.len()].copy_from_slice(data);
+        let mut len = data.len();
+        let mut nbits = 8 * data.len();
+        if self.tail_bits != 0 {
+            tail[len] = self.tail;
+            len += 1;
+            nbits += usize::from(self.tail_bits);
+        }
+        self.sponge.finish::<V>(&tail[..len], nbits, out);
+        tail.zeroize();
+    }
+}
+
+impl<V: Variant> Reset for PavelorCore<V> {
+    fn reset(&mut self) {
+        *self = Self::with_engine(self.sponge.engine());
+    }
+}
+
+impl<V: Variant> AlgorithmName for PavelorCore<V> {
+    fn write_alg_name(f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(V::NAME)
+    }
+}
+
+impl<V: Variant> fmt::Debug for PavelorCore<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never print the state.
+        write!(f, "{}Core {{ backend: {} }}", V::NAME, self.backend())
+    }
+}
+
+impl<V: Variant> Drop for PavelorCore<V> {
+    fn drop(&mut self) {
+        self.tail.zeroize();
+    }
+}
+
+impl<V: Variant> zeroize::ZeroizeOnDrop for PavelorCore<V> {}

@@ -1,0 +1,236 @@
+//! The streaming hasher [`Pavelor`]: bytes and bits in, digest out, and the
+//! RustCrypto `digest` traits on top.
+
+use core::fmt;
+
+use digest::block_api::{
+    AlgorithmName, BlockSizeUser, Buffer, CoreProxy, FixedOutputCore, OutputSizeUser, UpdateCore,
+};
+use digest::{FixedOutput, FixedOutputReset, HashMarker, Output, Reset, Update};
+use zeroize::Zeroize;
+
+use crate::backend::Engine;
+use crate::core_api::PavelorCore;
+use crate::params::{P512, P768, P1024, Variant};
+use crate::{Backend, Error};
+
+/// Streaming Pavelor hasher for instance `V` (see [`Pavelor512`],
+/// [`Pavelor768`], [`Pavelor1024`]).
+///
+/// Messages are bit strings: [`update`](Self::update) appends whole bytes,
+/// [`update_bits`](Self::update_bits) appends the first `nbits` bits of a byte
+/// slice (MSB-first), which may end in a partial byte. A partial byte ends
+/// the bit-level input: a later `update_bits` with bits in it is refused with
+/// [`Error::AfterPartialByte`] and changes nothing.
+///
+/// The backend is chosen once, when the hasher is made ([`Pavelor::new`]
+/// picks the fastest this CPU runs, [`Pavelor::with_backend`] a named one).
+/// The state and buffer are zeroized when the hasher is dropped.
+#[derive(Clone)]
+pub struct Pavelor<V: Variant> {
+    core: PavelorCore<V>,
+    buffer: Buffer<PavelorCore<V>>,
+}
+
+/// Pavelor-512: 512-bit digest.
+pub type Pavelor512 = Pavelor<P512>;
+/// Pavelor-768: 768-bit digest.
+pub type Pavelor768 = Pavelor<P768>;
+/// Pavelor-1024: 1024-bit digest.
+pub type Pavelor1024 = Pavelor<P1024>;
+
+impl<V: Variant> Pavelor<V> {
+    /// A hasher using the fastest backend this CPU supports.
+    pub fn new() -> Self {
+        Self::from_core(PavelorCore::with_engine(Engine::best()))
+    }
+
+    /// A hasher using `backend`, or [`Error::BackendUnavailable`] if this CPU
+    /// cannot run it.
+    pub fn with_backend(backend: Backend) -> Result<Self, Error> {
+        PavelorCore::with_backend(backend).map(Self::from_core)
+    }
+
+    fn from_core(core: PavelorCore<V>) -> Self {
+        Pavelor { core, buffer: Default::default() }
+    }
+
+    /// The backend this hasher uses.
+    pub fn backend(&self) -> Backend {
+        self.core.backend()
+    }
+
+    /// Appends whole bytes to the message.
+    ///
+    /// This cannot fail. If a partial byte is pending (after
+    /// [`update_bits`](Self::update_bits)), the bytes are appended at the
+    /// current bit position, so the digest is that of the concatenated bit
+    /// string; use `update_bits` to have such mixing refused instead.
+    #[inline]
+    pub fn update(&mut self, data: impl AsRef<[u8]>) {
+        self.absorb_bytes(data.as_ref());
+    }
+
+    /// Appends the first `nbits` bits of `data` (MSB-first within each
+    /// byte). When `nbits % 8 != 0` the last byte used is partial: only its
+    /// top `nbits % 8` bits count, whatever its other bits hold.
+    ///
+    /// Errors: [`Error::BitLength`] if `nbits > 8 * data.len()`;
+    /// [`Error::AfterPartialByte`] if a partial byte was already given and
+    /// `nbits > 0`. On error the hasher is unchanged.
+    pub fn update_bits(&mut self, data: &[u8], nbits: u64) -> Result<(), Error> {
+        let whole = usize::try_from(nbits / 8)
+            .ok()
+            .filter(|&w| w < data.len() || (w == data.len() && nbits % 8 == 0))
+            .ok_or(Error::BitLength { nbits, bytes: data.len() })?;
+        if nbits == 0 {
+            return Ok(());
+        }
+        if self.core.tail_bits() != 0 {
+            return Err(Error::AfterPartialByte);
+        }
+        self.absorb_bytes(&data[..whole]);
+        let rest = (nbits % 8) as u8; // < 8
+        if rest != 0 {
+            self.core.set_tail(data[whole], rest);
+        }
+        Ok(())
+    }
+
+    /// Number of message bits given so far, modulo 8 (0 when the message so
+    /// far is byte-aligned).
+    pub fn pending_bits(&self) -> u8 {
+        self.core.tail_bits()
+    }
+
+    /// Finishes the hash and returns the digest.
+    #[inline]
+    pub fn finalize(self) -> Output<Self> {
+        FixedOutput::finalize_fixed(self)
+    }
+
+    /// Finishes the hash into `out` and resets the hasher (keeping its backend).
+    pub fn finalize_reset(&mut self) -> Output<Self> {
+        FixedOutputReset::finalize_fixed_reset(self)
+    }
+
+    /// Resets to the empty message, keeping the backend.
+    pub fn reset(&mut self) {
+        Reset::reset(self)
+    }
+
+    /// One-shot digest of a byte message with the fastest backend.
+    pub fn digest(data: impl AsRef<[u8]>) -> Output<Self> {
+        let mut h = Self::new();
+        h.update(data);
+        h.finalize()
+    }
+
+    /// One-shot digest of the first `nbits` bits of `data`.
+    pub fn digest_bits(data: &[u8], nbits: u64) -> Result<Output<Self>, Error> {
+        let mut h = Self::new();
+        h.update_bits(data, nbits)?;
+        Ok(h.finalize())
+    }
+
+    fn absorb_bytes(&mut self, data: &[u8]) {
+        let Pavelor { core, buffer } = self;
+        let shift = core.tail_bits();
+        if shift == 0 {
+            buffer.digest_blocks(data, |blocks| core.update_blocks(blocks));
+            return;
+        }
+        // A partial byte is pending: realign `data` behind its `shift` bits.
+        let (mut carry, _) = core.take_tail();
+        let mut aligned = [0u8; 64];
+        for chunk in data.chunks(aligned.len()) {
+            for (out, &b) in aligned.iter_mut().zip(chunk) {
+                *out = carry | (b >> shift);
+                carry = b << (8 - shift);
+            }
+            buffer.digest_blocks(&aligned[..chunk.len()], |blocks| core.update_blocks(blocks));
+        }
+        aligned.zeroize();
+        core.set_tail(carry, shift);
+    }
+
+    fn finish_into(&mut self, out: &mut Output<Self>) {
+        self.core.finalize_fixed_core(&mut self.buffer, out);
+    }
+}
+
+impl<V: Variant> Default for Pavelor<V> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<V: Variant> HashMarker for Pavelor<V> {}
+
+impl<V: Variant> BlockSizeUser for Pavelor<V> {
+    type BlockSize = V::BlockSize;
+}
+
+impl<V: Variant> OutputSizeUser for Pavelor<V> {
+    type OutputSize = V::OutputSize;
+}
+
+impl<V: Variant> Update for Pavelor<V> {
+    #[inline]
+    fn update(&mut self, data: &[u8]) {
+        self.absorb_bytes(data);
+    }
+}
+
+impl<V: Variant> FixedOutput for Pavelor<V> {
+    fn finalize_into(mut self, out: &mut Output<Self>) {
+        self.finish_into(out);
+    }
+}
+
+impl<V: Variant> FixedOutputReset for Pavelor<V> {
+    fn finalize_into_reset(&mut self, out: &mut Output<Self>) {
+        self.finish_into(out);
+        Reset::reset(self);
+    }
+}
+
+impl<V: Variant> Reset for Pavelor<V> {
+    fn reset(&mut self) {
+        Reset::reset(&mut self.core);
+        self.buffer.reset();
+    }
+}
+
+impl<V: Variant> AlgorithmName for Pavelor<V> {
+    fn write_alg_name(f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(V::NAME)
+    }
+}
+
+impl<V: Variant> CoreProxy for Pavelor<V> {
+    type Core = PavelorCore<V>;
+
+    fn compose(core: Self::Core, buffer: Buffer<Self::Core>) -> Self {
+        Pavelor { core, buffer }
+    }
+
+    fn decompose(self) -> (Self::Core, Buffer<Self::Core>) {
+        (self.core.clone(), self.buffer.clone())
+    }
+}
+
+impl<V: Variant> fmt::Debug for Pavelor<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never print the state or buffered message bytes.
+        write!(f, "{} {{ backend: {} }}", V::NAME, self.backend())
+    }
+}
+
+impl<V: Variant> Drop for Pavelor<V> {
+    fn drop(&mut self) {
+        self.buffer.zeroize();
+    }
+}
+
+impl<V: Variant> zeroize::ZeroizeOnDrop for Pavelor<V> {}
