@@ -60,7 +60,11 @@ impl Drng {
         let c = df(&[&[0u8], &v]);
         let mut reseed_counter = [0u8; SEEDLEN];
         reseed_counter[SEEDLEN - 1] = 1;
-        Drng { v, c, reseed_counter }
+        Drng {
+            v,
+            c,
+            reseed_counter,
+        }
     }
 
     /// The seed of the official files: `tag` (8 ASCII bytes such as
@@ -79,7 +83,9 @@ impl Drng {
     /// Never for lengths that fit in memory; use [`Drng::generate_with`] for
     /// messages that should not be held in memory at once.
     pub fn generate(&mut self, nbits: u64) -> Vec<u8> {
-        let cap = usize::try_from(nbits.div_ceil(8)).unwrap_or(usize::MAX).min(1 << 24);
+        let cap = usize::try_from(nbits.div_ceil(8))
+            .unwrap_or(usize::MAX)
+            .min(1 << 24);
         let mut out = Vec::with_capacity(cap);
         self.generate_with(nbits, |chunk| out.extend_from_slice(chunk));
         out
@@ -111,7 +117,10 @@ impl Drng {
                 fill = 0;
             }
         }
-        let h = Sm3::new().chain_update([3u8]).chain_update(self.v).finalize();
+        let h = Sm3::new()
+            .chain_update([3u8])
+            .chain_update(self.v)
+            .finalize();
         add_assign(&mut self.v, &h);
         let (c, rc) = (self.c, self.reseed_counter);
         add_assign(&mut self.v, &c);
@@ -153,7 +162,10 @@ mod tests {
             assert_eq!(buffered, streamed);
             assert_eq!(buffered.len() as u64, nbits.div_ceil(8));
             if nbits % 8 != 0 {
-                assert_eq!(buffered.last().copied().unwrap_or(0) & (0xFF >> (nbits % 8)), 0);
+                assert_eq!(
+                    buffered.last().copied().unwrap_or(0) & (0xFF >> (nbits % 8)),
+                    0
+                );
             }
         }
     }

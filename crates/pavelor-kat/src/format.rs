@@ -114,17 +114,19 @@ struct Lines<'a> {
 
 impl<'a> Lines<'a> {
     fn err(&self, message: impl Into<String>) -> ParseError {
-        ParseError { line: self.number, message: message.into() }
+        ParseError {
+            line: self.number,
+            message: message.into(),
+        }
     }
 
     /// The next line without its `\n`; every line must end in `\n`.
     fn next_line(&mut self) -> Result<&'a str, ParseError> {
         self.number += 1;
-        let end = self
-            .rest
-            .iter()
-            .position(|&b| b == b'\n')
-            .ok_or_else(|| self.err("unexpected end of file (every line must end in a newline)"))?;
+        let end =
+            self.rest.iter().position(|&b| b == b'\n').ok_or_else(|| {
+                self.err("unexpected end of file (every line must end in a newline)")
+            })?;
         let (line, rest) = self.rest.split_at(end);
         self.rest = &rest[1..];
         if line.last() == Some(&b'\r') {
@@ -142,7 +144,9 @@ impl<'a> Lines<'a> {
         let value = line
             .strip_prefix(key)
             .and_then(|r| r.strip_prefix(" ="))
-            .ok_or_else(|| self.err(format!("expected `{key} = ...`, found `{}`", excerpt(line))))?;
+            .ok_or_else(|| {
+                self.err(format!("expected `{key} = ...`, found `{}`", excerpt(line)))
+            })?;
         match value.strip_prefix(' ') {
             Some(v) => Ok(v),
             None if value.is_empty() => Err(self.err(format!("expected a space after `{key} =`"))),
@@ -152,10 +156,14 @@ impl<'a> Lines<'a> {
 
     fn number<T: std::str::FromStr>(&mut self, key: &str) -> Result<T, ParseError> {
         let v = self.field(key)?;
-        if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) || (v.len() > 1 && v.starts_with('0')) {
+        if v.is_empty()
+            || !v.bytes().all(|b| b.is_ascii_digit())
+            || (v.len() > 1 && v.starts_with('0'))
+        {
             return Err(self.err(format!("{key} is not a decimal number: `{}`", excerpt(v))));
         }
-        v.parse().map_err(|_| self.err(format!("{key} is out of range: `{}`", excerpt(v))))
+        v.parse()
+            .map_err(|_| self.err(format!("{key} is out of range: `{}`", excerpt(v))))
     }
 
     fn hex(&mut self, key: &str, want_bytes: Option<u64>) -> Result<Vec<u8>, ParseError> {
@@ -175,12 +183,17 @@ impl<'a> Lines<'a> {
     fn dst(&mut self) -> Result<(u32, Vec<u8>), ParseError> {
         let dst_len: u32 = self.number("Dst_Len")?;
         if dst_len == 0 || dst_len % 8 != 0 || dst_len > MAX_DST_BITS {
-            return Err(self.err(format!("Dst_Len {dst_len} is not a digest length of this family")));
+            return Err(self.err(format!(
+                "Dst_Len {dst_len} is not a digest length of this family"
+            )));
         }
         let dst = self.hex("Dst", Some(u64::from(dst_len / 8)))?;
         let end = self.next_line()?;
         if !end.is_empty() {
-            return Err(self.err(format!("expected an empty line after Dst, found `{}`", excerpt(end))));
+            return Err(self.err(format!(
+                "expected an empty line after Dst, found `{}`",
+                excerpt(end)
+            )));
         }
         Ok((dst_len, dst))
     }
@@ -201,7 +214,10 @@ pub fn decode_hex(s: &str) -> Option<Vec<u8>> {
     if s.len() % 2 != 0 {
         return None;
     }
-    s.as_bytes().chunks(2).map(|p| Some(nibble(p[0])? << 4 | nibble(p[1])?)).collect()
+    s.as_bytes()
+        .chunks(2)
+        .map(|p| Some(nibble(p[0])? << 4 | nibble(p[1])?))
+        .collect()
 }
 
 /// Encodes bytes as upper-case hex, as the KAT files do.
@@ -215,7 +231,10 @@ pub fn encode_hex_upper(bytes: &[u8]) -> String {
 
 /// Parses a whole KAT file.
 pub fn parse(text: &[u8]) -> Result<Vec<Located>, ParseError> {
-    let mut lines = Lines { rest: text, number: 0 };
+    let mut lines = Lines {
+        rest: text,
+        number: 0,
+    };
     let mut records = Vec::new();
     while !lines.rest.is_empty() {
         let line = lines.number + 1;
@@ -225,14 +244,19 @@ pub fn parse(text: &[u8]) -> Result<Vec<Located>, ParseError> {
         let record = if lines.rest.starts_with(b"Msg_Seed =") {
             let seed = lines.hex("Msg_Seed", None)?;
             if !seed.is_empty() && seed.len() != 64 {
-                return Err(lines.err(format!("Msg_Seed has {} bytes, expected 64 or none", seed.len())));
+                return Err(lines.err(format!(
+                    "Msg_Seed has {} bytes, expected 64 or none",
+                    seed.len()
+                )));
             }
             let exp = lines.field("Msg_Exp")?;
             let (head, tail) = exp
                 .split_once(" .... ")
                 .and_then(|(h, t)| Some((decode_hex(h)?, decode_hex(t)?)))
                 .filter(|(h, t)| h.len() == 8 && t.len() == 8)
-                .ok_or_else(|| lines.err("Msg_Exp is not `<16 hex digits> .... <16 hex digits>`"))?;
+                .ok_or_else(|| {
+                    lines.err("Msg_Exp is not `<16 hex digits> .... <16 hex digits>`")
+                })?;
             if msg_bytes < 8 {
                 return Err(lines.err("a Msg_Exp record needs a message of at least 8 bytes"));
             }
@@ -241,13 +265,25 @@ pub fn parse(text: &[u8]) -> Result<Vec<Located>, ParseError> {
             let mut exp_tail = [0u8; 8];
             exp_head.copy_from_slice(&head);
             exp_tail.copy_from_slice(&tail);
-            Record::Long(LongRecord { msg_len, seed, exp_head, exp_tail, dst_len, dst })
+            Record::Long(LongRecord {
+                msg_len,
+                seed,
+                exp_head,
+                exp_tail,
+                dst_len,
+                dst,
+            })
         } else {
             // The hex length is checked against Msg_Len before decoding, so a
             // huge Msg_Len cannot make the parser allocate.
             let msg = lines.hex("Msg", Some(msg_bytes))?;
             let (dst_len, dst) = lines.dst()?;
-            Record::Full(FullRecord { msg_len, msg, dst_len, dst })
+            Record::Full(FullRecord {
+                msg_len,
+                msg,
+                dst_len,
+                dst,
+            })
         };
         records.push(Located { line, record });
     }
@@ -301,9 +337,21 @@ mod tests {
             ("Msg_Len = x\n", 1, "not a decimal"),
             ("Msg_Len = 3\r\n", 1, "CR LF"),
             ("Msg_Len = 8\nMsg = ZZ\nDst_Len = 512\n", 2, "not valid hex"),
-            ("Msg_Len = 8\nMsg = 00\nDst_Len = 500\n", 3, "not a digest length"),
-            ("Msg_Len = 8\nMsg = 00\nDst_Len = 512\nDst = 00\n", 4, "hex digits"),
-            ("Msg_Len = 1152921504606846976\nMsg = 00\n", 2, "expected 288230376151711744"),
+            (
+                "Msg_Len = 8\nMsg = 00\nDst_Len = 500\n",
+                3,
+                "not a digest length",
+            ),
+            (
+                "Msg_Len = 8\nMsg = 00\nDst_Len = 512\nDst = 00\n",
+                4,
+                "hex digits",
+            ),
+            (
+                "Msg_Len = 1152921504606846976\nMsg = 00\n",
+                2,
+                "expected 288230376151711744",
+            ),
             ("Msg_Len = 99999999999999999999999\n", 1, "out of range"),
             ("Msg_Len = 8", 1, "end of file"),
             ("\u{0}\u{ff}\n", 1, "not ASCII"),

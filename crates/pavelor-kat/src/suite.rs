@@ -25,7 +25,12 @@ pub const LOOP_MSG_BITS: u64 = 8192;
 
 impl KatKind {
     /// All four, in the order the ICCS guide lists them.
-    pub const ALL: [KatKind; 4] = [KatKind::Kat2_12, KatKind::Kat2_23, KatKind::Kat2_33, KatKind::Loop];
+    pub const ALL: [KatKind; 4] = [
+        KatKind::Kat2_12,
+        KatKind::Kat2_23,
+        KatKind::Kat2_33,
+        KatKind::Loop,
+    ];
 
     /// The file tag, also the DRNG seed's 8-byte unit (`KAT_2_12` ...).
     pub fn tag(self) -> &'static [u8; 8] {
@@ -91,7 +96,11 @@ impl LongSource {
         match self {
             LongSource::Drng(seed) => Drng::new(seed).generate_with(nbits, sink),
             LongSource::Zeros | LongSource::Ones => {
-                let byte = if *self == LongSource::Zeros { 0x00 } else { 0xFF };
+                let byte = if *self == LongSource::Zeros {
+                    0x00
+                } else {
+                    0xFF
+                };
                 let chunk = [byte; 64 * 1024];
                 let mut remaining = nbits.div_ceil(8);
                 while remaining > 0 {

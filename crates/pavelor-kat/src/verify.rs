@@ -26,7 +26,11 @@ pub struct Failure {
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "record {} (line {}, Msg_Len = {}): {}", self.index, self.line, self.msg_len, self.reason)
+        write!(
+            f,
+            "record {} (line {}, Msg_Len = {}): {}",
+            self.index, self.line, self.msg_len, self.reason
+        )
     }
 }
 
@@ -45,7 +49,11 @@ pub fn check_record(
     progress: &mut dyn FnMut(u64),
 ) -> Result<(), String> {
     if record.dst_len() != alg.output_bits() {
-        return Err(format!("Dst_Len is {}, but {alg} digests have {} bits", record.dst_len(), alg.output_bits()));
+        return Err(format!(
+            "Dst_Len is {}, but {alg} digests have {} bits",
+            record.dst_len(),
+            alg.output_bits()
+        ));
     }
     let hasher = alg.hasher_with(backend).map_err(|e| e.to_string())?;
     let got = match (kind, record) {
@@ -57,18 +65,30 @@ pub fn check_record(
             hash_bits(hasher, &r.msg, r.msg_len)?
         }
         (KatKind::Loop, Record::Full(r)) => {
-            if r.msg_len != LOOP_MSG_BITS || r.msg != Drng::new(&kind.seed()).generate(LOOP_MSG_BITS) {
+            if r.msg_len != LOOP_MSG_BITS
+                || r.msg != Drng::new(&kind.seed()).generate(LOOP_MSG_BITS)
+            {
                 return Err("Msg is not the 8192-bit DRNG message of KAT_Loop".into());
             }
-            loop_digest(alg, backend, &r.msg, LOOP_ITERATIONS, progress).map_err(|e| e.to_string())?
+            loop_digest(alg, backend, &r.msg, LOOP_ITERATIONS, progress)
+                .map_err(|e| e.to_string())?
         }
         (KatKind::Kat2_23 | KatKind::Kat2_33, Record::Long(r)) => long_digest(hasher, r, progress)?,
-        _ => return Err(format!("record layout does not belong in a {} file", String::from_utf8_lossy(kind.tag()))),
+        _ => {
+            return Err(format!(
+                "record layout does not belong in a {} file",
+                String::from_utf8_lossy(kind.tag())
+            ));
+        }
     };
     if got.as_slice() == record.dst() {
         Ok(())
     } else {
-        Err(format!("Dst mismatch: expected {}, computed {}", encode_hex_upper(record.dst()), encode_hex_upper(&got)))
+        Err(format!(
+            "Dst mismatch: expected {}, computed {}",
+            encode_hex_upper(record.dst()),
+            encode_hex_upper(&got)
+        ))
     }
 }
 
@@ -78,12 +98,19 @@ fn hash_bits(mut h: DynHasher, msg: &[u8], nbits: u64) -> Result<Vec<u8>, String
 }
 
 /// Hashes a long record's message as a stream and checks its excerpt.
-fn long_digest(mut h: DynHasher, r: &LongRecord, progress: &mut dyn FnMut(u64)) -> Result<Vec<u8>, String> {
+fn long_digest(
+    mut h: DynHasher,
+    r: &LongRecord,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Vec<u8>, String> {
     if r.msg_len > MAX_LONG_BITS {
-        return Err(format!("Msg_Len {} exceeds the verifier's limit of {MAX_LONG_BITS} bits", r.msg_len));
+        return Err(format!(
+            "Msg_Len {} exceeds the verifier's limit of {MAX_LONG_BITS} bits",
+            r.msg_len
+        ));
     }
-    let source = LongSource::of(r)
-        .ok_or("empty Msg_Seed but Msg_Exp is neither all 00 nor all FF")?;
+    let source =
+        LongSource::of(r).ok_or("empty Msg_Seed but Msg_Exp is neither all 00 nor all FF")?;
     let total_bytes = r.msg_len.div_ceil(8);
     let mut head = Vec::with_capacity(8);
     let mut tail = [0u8; 8];
@@ -175,13 +202,28 @@ pub fn check_file(
     let mut passed = 0;
     for (i, located) in records.iter().enumerate() {
         let mut inner = |done: u64| progress(i, done);
-        if let Err(reason) = check_record(kind, alg, backend, &located.record, &mut drng, &mut inner) {
-            let failure = Failure { index: i + 1, line: located.line, msg_len: located.record.msg_len(), reason };
-            return FileReport { passed, total: records.len(), failure: Some(failure) };
+        if let Err(reason) =
+            check_record(kind, alg, backend, &located.record, &mut drng, &mut inner)
+        {
+            let failure = Failure {
+                index: i + 1,
+                line: located.line,
+                msg_len: located.record.msg_len(),
+                reason,
+            };
+            return FileReport {
+                passed,
+                total: records.len(),
+                failure: Some(failure),
+            };
         }
         passed += 1;
     }
-    FileReport { passed, total: records.len(), failure: None }
+    FileReport {
+        passed,
+        total: records.len(),
+        failure: None,
+    }
 }
 
 /// Whether a `KAT_2_12` record list has the expected shape (4097 records of
@@ -193,4 +235,3 @@ pub fn expected_count(kind: KatKind) -> usize {
         KatKind::Loop => 1,
     }
 }
-

@@ -4,6 +4,8 @@
 //! `KAT_Loop` and `KAT_2_33` are `#[ignore]`d: run them with
 //! `cargo test --release -p pavelor-kat -- --ignored`.
 
+#![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
+
 use std::path::PathBuf;
 
 use pavelor::{Algorithm, Backend};
@@ -19,7 +21,8 @@ fn kat_dir() -> PathBuf {
 
 fn load(kind: KatKind, alg: Algorithm) -> (Vec<u8>, Vec<Located>) {
     let path = kat_dir().join(kind.file_name(alg));
-    let text = std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let text =
+        std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let records = format::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert_eq!(records.len(), expected_count(kind), "{}", path.display());
     (text, records)
@@ -46,7 +49,12 @@ fn check(kind: KatKind, backends: &[Backend]) {
             let report = check_file(kind, alg, backend, &records, &mut |_, _| {});
             assert_eq!(report.failure, None, "{} on {backend}", kind.file_name(alg));
             assert_eq!(report.passed, report.total);
-            eprintln!("{} on {backend}: PASS {}/{}", kind.file_name(alg), report.passed, report.total);
+            eprintln!(
+                "{} on {backend}: PASS {}/{}",
+                kind.file_name(alg),
+                report.passed,
+                report.total
+            );
         }
     }
 }
@@ -70,7 +78,11 @@ fn writer_reproduces_every_official_file_layout() {
             for r in &records {
                 format::write_record(&mut out, &r.record);
             }
-            assert!(out.as_bytes() == text, "{} does not round-trip", kind.file_name(alg));
+            assert!(
+                out.as_bytes() == text,
+                "{} does not round-trip",
+                kind.file_name(alg)
+            );
         }
     }
 }

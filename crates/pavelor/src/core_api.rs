@@ -34,7 +34,12 @@ pub struct PavelorCore<V: Variant> {
 
 impl<V: Variant> PavelorCore<V> {
     pub(crate) fn with_engine(engine: Engine) -> Self {
-        PavelorCore { sponge: Sponge::new::<V>(engine), tail: 0, tail_bits: 0, _variant: PhantomData }
+        PavelorCore {
+            sponge: Sponge::new::<V>(engine),
+            tail: 0,
+            tail_bits: 0,
+            _variant: PhantomData,
+        }
     }
 
     /// A core using the given backend, or an error if this CPU lacks it.
@@ -91,8 +96,12 @@ impl<V: Variant> OutputSizeUser for PavelorCore<V> {
 impl<V: Variant> UpdateCore for PavelorCore<V> {
     #[inline]
     fn update_blocks(&mut self, blocks: &[Block<Self>]) {
-        debug_assert_eq!(self.tail_bits, 0, "whole blocks never follow a partial byte");
-        self.sponge.absorb_blocks::<V>(Block::<Self>::slice_as_flattened(blocks));
+        debug_assert_eq!(
+            self.tail_bits, 0,
+            "whole blocks never follow a partial byte"
+        );
+        self.sponge
+            .absorb_blocks::<V>(Block::<Self>::slice_as_flattened(blocks));
     }
 }
 

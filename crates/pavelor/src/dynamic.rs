@@ -19,7 +19,11 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// All instances, in order of digest length.
-    pub const ALL: [Algorithm; 3] = [Algorithm::Pavelor512, Algorithm::Pavelor768, Algorithm::Pavelor1024];
+    pub const ALL: [Algorithm; 3] = [
+        Algorithm::Pavelor512,
+        Algorithm::Pavelor768,
+        Algorithm::Pavelor1024,
+    ];
 
     /// The instance name, e.g. `"Pavelor-512"`.
     pub fn name(self) -> &'static str {
@@ -162,7 +166,10 @@ impl DynHasher {
 
     /// Finishes the hash.
     pub fn finalize(self) -> DynOutput {
-        let mut out = DynOutput { bytes: [0; MAX_DIGEST], len: self.algorithm().output_len() };
+        let mut out = DynOutput {
+            bytes: [0; MAX_DIGEST],
+            len: self.algorithm().output_len(),
+        };
         each!(self, h => out.bytes[..out.len].copy_from_slice(&h.finalize()));
         out
     }
@@ -203,12 +210,16 @@ impl fmt::Debug for DynOutput {
 
 impl fmt::LowerHex for DynOutput {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.as_bytes().iter().try_for_each(|b| write!(f, "{b:02x}"))
+        self.as_bytes()
+            .iter()
+            .try_for_each(|b| write!(f, "{b:02x}"))
     }
 }
 
 impl fmt::UpperHex for DynOutput {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.as_bytes().iter().try_for_each(|b| write!(f, "{b:02X}"))
+        self.as_bytes()
+            .iter()
+            .try_for_each(|b| write!(f, "{b:02X}"))
     }
 }

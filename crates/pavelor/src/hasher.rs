@@ -52,7 +52,10 @@ impl<V: Variant> Pavelor<V> {
     }
 
     fn from_core(core: PavelorCore<V>) -> Self {
-        Pavelor { core, buffer: Default::default() }
+        Pavelor {
+            core,
+            buffer: Default::default(),
+        }
     }
 
     /// The backend this hasher uses.
@@ -82,7 +85,10 @@ impl<V: Variant> Pavelor<V> {
         let whole = usize::try_from(nbits / 8)
             .ok()
             .filter(|&w| w < data.len() || (w == data.len() && nbits % 8 == 0))
-            .ok_or(Error::BitLength { nbits, bytes: data.len() })?;
+            .ok_or(Error::BitLength {
+                nbits,
+                bytes: data.len(),
+            })?;
         if nbits == 0 {
             return Ok(());
         }

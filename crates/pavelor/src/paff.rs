@@ -59,7 +59,22 @@ pub const RC: [[u8; 16]; ROUNDS] = [
     hex16(b"69c8f04a9e1f9b5e21c66842f6e96c9a"),
 ];
 
+/// Applies Paff to `state` with the fastest backend this CPU runs.
+///
+/// This is the bare permutation, for analysis and tests; hashing goes
+/// through [`crate::Pavelor`].
+pub fn permute(state: &mut State) {
+    crate::backend::Engine::best().permute(state);
+}
+
+/// Applies Paff to `state` with the given backend, or returns
+/// [`Error::BackendUnavailable`](crate::Error::BackendUnavailable).
+pub fn permute_with(backend: crate::Backend, state: &mut State) -> Result<(), crate::Error> {
+    crate::backend::Engine::new(backend).map(|e| e.permute(state))
+}
+
 /// Decodes 32 lowercase hex digits at compile time.
+#[allow(clippy::panic)] // only evaluated in constants: a bad digit fails the build
 const fn hex16(s: &[u8; 32]) -> [u8; 16] {
     const fn nibble(c: u8) -> u8 {
         match c {
@@ -131,6 +146,12 @@ mod tests {
         // RC[7] and RC[22] are the pi chunks shifted left by one hex digit.
         assert_eq!(RC[7][0], 0x80);
         assert_eq!(RC[22][15], 0x40);
-        assert_eq!(RC[0], [0x24, 0x3f, 0x6a, 0x88, 0x85, 0xa3, 0x08, 0xd3, 0x13, 0x19, 0x8a, 0x2e, 0x03, 0x70, 0x73, 0x44]);
+        assert_eq!(
+            RC[0],
+            [
+                0x24, 0x3f, 0x6a, 0x88, 0x85, 0xa3, 0x08, 0xd3, 0x13, 0x19, 0x8a, 0x2e, 0x03, 0x70,
+                0x73, 0x44
+            ]
+        );
     }
 }

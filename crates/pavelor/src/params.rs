@@ -1,6 +1,6 @@
 //! The three Pavelor instances: rate, digest length and initial state.
 
-use crate::paff::{STATE_BYTES, State, SUBBLOCKS};
+use crate::paff::{STATE_BYTES, SUBBLOCKS, State};
 use digest::array::ArraySize;
 use digest::block_buffer::BlockSizes;
 use digest::consts::{U64, U96, U128, U192};
@@ -33,7 +33,12 @@ pub trait Variant: sealed::Sealed + Copy + Default + core::fmt::Debug + 'static 
     /// integers in subblocks 0..4, zero elsewhere.
     fn iv() -> State {
         let rate_bits = Self::RATE * 8;
-        let words = [rate_bits, WIDTH_BITS - rate_bits, WIDTH_BITS, Self::DIGEST * 8];
+        let words = [
+            rate_bits,
+            WIDTH_BITS - rate_bits,
+            WIDTH_BITS,
+            Self::DIGEST * 8,
+        ];
         let mut state = [[0u8; 16]; SUBBLOCKS];
         for (sub, word) in state.iter_mut().zip(words) {
             sub.copy_from_slice(&(word as u128).to_be_bytes());
@@ -79,14 +84,22 @@ mod tests {
     fn iv_512_matches_spec_bytes() {
         let iv = P512::iv();
         let flat: std::vec::Vec<u8> = iv.iter().flatten().copied().collect();
-        let nonzero: std::vec::Vec<(usize, u8)> =
-            flat.iter().enumerate().filter(|(_, b)| **b != 0).map(|(i, b)| (i, *b)).collect();
+        let nonzero: std::vec::Vec<(usize, u8)> = flat
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b != 0)
+            .map(|(i, b)| (i, *b))
+            .collect();
         assert_eq!(nonzero, [(14, 0x06), (30, 0x04), (46, 0x0a), (62, 0x02)]);
     }
 
     #[test]
     fn digest_never_exceeds_two_squeezes() {
-        for (rate, digest) in [(P512::RATE, P512::DIGEST), (P768::RATE, P768::DIGEST), (P1024::RATE, P1024::DIGEST)] {
+        for (rate, digest) in [
+            (P512::RATE, P512::DIGEST),
+            (P768::RATE, P768::DIGEST),
+            (P1024::RATE, P1024::DIGEST),
+        ] {
             assert!(rate % 16 == 0 && rate <= MAX_RATE && digest <= MAX_DIGEST);
             assert!(digest <= 2 * rate);
         }

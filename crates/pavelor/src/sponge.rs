@@ -17,7 +17,10 @@ pub(crate) struct Sponge {
 impl Sponge {
     /// The initial state of instance `V`.
     pub(crate) fn new<V: Variant>(engine: Engine) -> Self {
-        Sponge { state: V::iv(), engine }
+        Sponge {
+            state: V::iv(),
+            engine,
+        }
     }
 
     /// The backend in use.

@@ -1,5 +1,7 @@
 //! Spot checks from the specification, on every backend this CPU runs.
 
+#![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
+
 use pavelor::{Algorithm, Backend, Pavelor512, Pavelor768, Pavelor1024};
 
 const EMPTY: [(Algorithm, &str); 3] = [

@@ -10,7 +10,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::paff::{RC, State, SUBBLOCKS};
+use crate::paff::{RC, SUBBLOCKS, State};
 
 cpufeatures::new!(cpuid_aes, "aes", "sse2");
 
@@ -62,11 +62,11 @@ unsafe fn permute_impl(state: &mut State) {
 unsafe fn absorb_impl<const LANES: usize>(state: &mut State, blocks: &[u8]) {
     let mut s = load(state);
     for block in blocks.chunks_exact(16 * LANES) {
-        for i in 0..LANES {
+        for (i, lane) in s.iter_mut().take(LANES).enumerate() {
             // SAFETY: `block` has 16 * LANES bytes, so bytes 16i..16i+16 are
             // in bounds; `loadu` has no alignment requirement.
             let m = unsafe { _mm_loadu_si128(block.as_ptr().add(16 * i).cast()) };
-            s[i] = xor(s[i], m);
+            *lane = xor(*lane, m);
         }
         paff(&mut s);
     }
