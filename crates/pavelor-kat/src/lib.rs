@@ -6,9 +6,11 @@
 //! * [`suite`] names the four files of an instance and knows how each
 //!   record's message is made.
 //! * [`verify`] checks records against the implementation.
+//! * [`generate`] writes the four files from scratch.
 
 pub mod drng;
 pub mod format;
+pub mod generate;
 pub mod suite;
 pub mod verify;
 

@@ -99,7 +99,7 @@ fn hash_bits(mut h: DynHasher, msg: &[u8], nbits: u64) -> Result<Vec<u8>, String
 
 /// Hashes a long record's message as a stream and checks its excerpt.
 fn long_digest(
-    mut h: DynHasher,
+    h: DynHasher,
     r: &LongRecord,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Vec<u8>, String> {
@@ -111,16 +111,46 @@ fn long_digest(
     }
     let source =
         LongSource::of(r).ok_or("empty Msg_Seed but Msg_Exp is neither all 00 nor all FF")?;
-    let total_bytes = r.msg_len.div_ceil(8);
-    let mut head = Vec::with_capacity(8);
+    let long = hash_long(h, &source, r.msg_len, progress).map_err(|e| e.to_string())?;
+    if long.head != r.exp_head || long.tail != r.exp_tail {
+        return Err(format!(
+            "Msg_Exp mismatch: the message starts {} and ends {}",
+            encode_hex_upper(&long.head),
+            encode_hex_upper(&long.tail)
+        ));
+    }
+    Ok(long.digest)
+}
+
+/// A long message's digest and its first and last 8 bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LongDigest {
+    /// The digest.
+    pub digest: Vec<u8>,
+    /// The first 8 message bytes.
+    pub head: [u8; 8],
+    /// The last 8 message bytes.
+    pub tail: [u8; 8],
+}
+
+/// Streams the `nbits`-bit message of `source` (at least 8 bytes) through
+/// `h`, without holding it in memory; `progress` gets the bytes hashed so far.
+pub fn hash_long(
+    mut h: DynHasher,
+    source: &LongSource,
+    nbits: u64,
+    progress: &mut dyn FnMut(u64),
+) -> Result<LongDigest, HashError> {
+    let mut head = [0u8; 8];
     let mut tail = [0u8; 8];
     let mut done = 0u64;
-    let mut bits_left = r.msg_len;
+    let mut bits_left = nbits;
     let mut result: Result<(), HashError> = Ok(());
-    source.stream(r.msg_len, |chunk| {
-        if head.len() < 8 {
-            let need = 8 - head.len();
-            head.extend_from_slice(&chunk[..need.min(chunk.len())]);
+    source.stream(nbits, |chunk| {
+        if done < 8 {
+            for (slot, &b) in head[done as usize..].iter_mut().zip(chunk) {
+                *slot = b;
+            }
         }
         // Keep the last 8 bytes seen (chunks may be shorter than 8).
         for &b in chunk.iter().rev().take(8).rev() {
@@ -135,16 +165,12 @@ fn long_digest(
         done += chunk.len() as u64;
         progress(done);
     });
-    result.map_err(|e| e.to_string())?;
-    debug_assert_eq!(done, total_bytes);
-    if head != r.exp_head || tail != r.exp_tail {
-        return Err(format!(
-            "Msg_Exp mismatch: the message starts {} and ends {}",
-            encode_hex_upper(&head),
-            encode_hex_upper(&tail)
-        ));
-    }
-    Ok(h.finalize().to_vec())
+    result?;
+    Ok(LongDigest {
+        digest: h.finalize().to_vec(),
+        head,
+        tail,
+    })
 }
 
 /// The chained `KAT_Loop` digest: `h_0 = H(m)`, then `iterations` times

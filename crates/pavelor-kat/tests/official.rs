@@ -98,3 +98,39 @@ fn kat_loop_best_backend() {
 fn kat_2_33_best_backend() {
     check(KatKind::Kat2_33, &[Backend::best()]);
 }
+
+fn generate_matches(kind: KatKind) {
+    for alg in Algorithm::ALL {
+        let (text, _) = load(kind, alg);
+        let generated =
+            pavelor_kat::generate::file_text(kind, alg, Backend::best(), &mut |_, _| {})
+                .expect("best backend runs");
+        assert!(
+            generated.as_bytes() == text,
+            "generated {} differs from the official file",
+            kind.file_name(alg)
+        );
+    }
+}
+
+#[test]
+fn generate_kat_2_12_byte_identical() {
+    generate_matches(KatKind::Kat2_12);
+}
+
+#[test]
+fn generate_kat_2_23_byte_identical() {
+    generate_matches(KatKind::Kat2_23);
+}
+
+#[test]
+#[ignore = "10^6 hashes per instance: run in release mode"]
+fn generate_kat_loop_byte_identical() {
+    generate_matches(KatKind::Loop);
+}
+
+#[test]
+#[ignore = "hashes 3 x 1 GiB per instance: run in release mode"]
+fn generate_kat_2_33_byte_identical() {
+    generate_matches(KatKind::Kat2_33);
+}

@@ -1,0 +1,184 @@
+//! `pavelor kat`: verify the ICCS known-answer-test files.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use pavelor::{Algorithm, Backend};
+use pavelor_kat::format;
+use pavelor_kat::suite::KatKind;
+use pavelor_kat::verify::check_file;
+
+#[derive(Subcommand)]
+pub enum KatCommand {
+    /// Check the KAT files of one or all instances (PASS n/n per file).
+    Verify(VerifyArgs),
+    /// Write the four KAT files per instance from scratch (byte-identical to the official ones).
+    Gen(GenArgs),
+}
+
+#[derive(Args)]
+pub struct GenArgs {
+    /// Directory to write KAT_*.txt into (created if missing).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Only this instance: 512, 768 or 1024 [default: all three].
+    #[arg(short = 'a', long = "algorithm", value_name = "A", value_parser = crate::parse_algorithm)]
+    algorithm: Option<Algorithm>,
+    /// Backend: portable or aesni [default: the fastest this CPU runs].
+    #[arg(long, value_name = "NAME", env = "PAVELOR_BACKEND", value_parser = crate::parse_backend)]
+    backend: Option<Backend>,
+    /// Do not write KAT_2_33 (3 x 1 GiB messages to hash per instance).
+    #[arg(long)]
+    skip_2_33: bool,
+}
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// Directory holding the KAT_*.txt files [default: ../shared/kat from the repository root].
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Only this instance: 512, 768 or 1024 [default: all three].
+    #[arg(short = 'a', long = "algorithm", value_name = "A", value_parser = crate::parse_algorithm)]
+    algorithm: Option<Algorithm>,
+    /// Backend: portable or aesni [default: the fastest this CPU runs].
+    #[arg(long, value_name = "NAME", env = "PAVELOR_BACKEND", value_parser = crate::parse_backend)]
+    backend: Option<Backend>,
+    /// Also hash the 3 x 1 GiB messages of KAT_2_33 (slow).
+    #[arg(long)]
+    full: bool,
+}
+
+pub fn run(cmd: &KatCommand) -> ExitCode {
+    match cmd {
+        KatCommand::Verify(args) => verify(args),
+        KatCommand::Gen(args) => gen_files(args),
+    }
+}
+
+fn checked_backend(requested: Option<Backend>) -> Result<Backend, ExitCode> {
+    match requested {
+        None => Ok(Backend::best()),
+        Some(b) if b.is_available() => Ok(b),
+        Some(b) => {
+            eprintln!("pavelor: backend '{b}' is not supported by this CPU");
+            Err(ExitCode::FAILURE)
+        }
+    }
+}
+
+fn gen_files(args: &GenArgs) -> ExitCode {
+    let backend = match checked_backend(args.backend) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    if let Err(e) = std::fs::create_dir_all(&args.out) {
+        eprintln!("pavelor: {}: {e}", args.out.display());
+        return ExitCode::FAILURE;
+    }
+    let algs: Vec<Algorithm> = args
+        .algorithm
+        .map_or_else(|| Algorithm::ALL.to_vec(), |a| vec![a]);
+    for alg in algs {
+        for kind in KatKind::ALL {
+            let name = kind.file_name(alg);
+            if kind == KatKind::Kat2_33 && args.skip_2_33 {
+                println!("{name}: skipped (--skip-2-33)");
+                continue;
+            }
+            let bar = crate::output::progress_bar(0, &name);
+            let text = pavelor_kat::generate::file_text(kind, alg, backend, &mut |done, total| {
+                bar.set_length(total);
+                bar.set_position(done);
+            });
+            bar.finish_and_clear();
+            let path = args.out.join(&name);
+            let written = match text {
+                Ok(text) => {
+                    crate::output::atomic_write(&path, text.as_bytes()).map_err(|e| e.to_string())
+                }
+                Err(e) => Err(e.to_string()),
+            };
+            match written {
+                Ok(()) => println!("{name}: written to {}", path.display()),
+                Err(e) => {
+                    eprintln!("pavelor: {}: {e}", path.display());
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// The default KAT directory: `../shared/kat` from the current directory if
+/// it exists there (the repository root), else relative to the repository
+/// this binary was built from.
+fn default_dir() -> PathBuf {
+    let cwd = PathBuf::from("../shared/kat");
+    if cwd.is_dir() {
+        return cwd;
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/kat")
+}
+
+fn verify(args: &VerifyArgs) -> ExitCode {
+    let backend = match checked_backend(args.backend) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let dir = args.dir.clone().unwrap_or_else(default_dir);
+    let algs: Vec<Algorithm> = args
+        .algorithm
+        .map_or_else(|| Algorithm::ALL.to_vec(), |a| vec![a]);
+    println!("KAT directory: {} (backend {backend})", dir.display());
+    let mut ok = true;
+    for alg in algs {
+        for kind in KatKind::ALL {
+            let name = kind.file_name(alg);
+            if kind == KatKind::Kat2_33 && !args.full {
+                println!("{name}: skipped (3 x 1 GiB; use --full)");
+                continue;
+            }
+            let path = dir.join(&name);
+            let text = match std::fs::read(&path) {
+                Ok(t) => t,
+                Err(e) => {
+                    println!("{name}: FAIL cannot read {}: {e}", path.display());
+                    ok = false;
+                    continue;
+                }
+            };
+            let records = match format::parse(&text) {
+                Ok(r) => r,
+                Err(e) => {
+                    println!("{name}: FAIL malformed: {e}");
+                    ok = false;
+                    continue;
+                }
+            };
+            let report = check_file(kind, alg, backend, &records, &mut |_, _| {});
+            match report.failure {
+                None if report.total > 0 => {
+                    println!("{name}: PASS {}/{}", report.passed, report.total)
+                }
+                None => {
+                    println!("{name}: FAIL no records");
+                    ok = false;
+                }
+                Some(f) => {
+                    println!(
+                        "{name}: FAIL {}/{}: first failing {f}",
+                        report.passed, report.total
+                    );
+                    ok = false;
+                }
+            }
+        }
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

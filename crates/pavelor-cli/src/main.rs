@@ -1,0 +1,76 @@
+//! `pavelor`: Pavelor-512/768/1024 digests from the command line, and the
+//! ICCS known-answer tests.
+
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use pavelor::{Algorithm, Backend};
+
+mod kat;
+mod output;
+mod sum;
+
+#[derive(Parser)]
+#[command(
+    name = "pavelor",
+    version,
+    about = "Pavelor-512/768/1024 (NGCC hash-22): digests and known-answer tests"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print or check Pavelor digests, like sha512sum.
+    Sum(sum::SumArgs),
+    /// The ICCS known-answer-test files.
+    #[command(subcommand)]
+    Kat(kat::KatCommand),
+}
+
+/// Options every hashing command shares.
+#[derive(Args, Clone, Debug)]
+pub struct HashOpts {
+    /// Instance: 512, 768 or 1024 (or Pavelor-512 ...).
+    #[arg(short = 'a', long = "algorithm", value_name = "A", default_value = "512", value_parser = parse_algorithm)]
+    pub algorithm: Algorithm,
+    /// Backend: portable or aesni (default: the fastest this CPU runs).
+    #[arg(long, value_name = "NAME", env = "PAVELOR_BACKEND", value_parser = parse_backend)]
+    pub backend: Option<Backend>,
+}
+
+impl HashOpts {
+    /// The backend to use: the one asked for (checked against the CPU) or the best.
+    pub fn backend(&self) -> Result<Backend, String> {
+        match self.backend {
+            None => Ok(Backend::best()),
+            Some(b) if b.is_available() => Ok(b),
+            Some(b) => Err(format!("backend '{b}' is not supported by this CPU")),
+        }
+    }
+}
+
+fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
+    s.parse()
+        .map_err(|_| format!("'{s}' is not 512, 768 or 1024"))
+}
+
+fn parse_backend(s: &str) -> Result<Backend, String> {
+    let names: Vec<&str> = Backend::ALL.iter().map(|b| b.name()).collect();
+    Backend::from_name(s).map_err(|_| {
+        format!(
+            "unknown backend '{s}' (expected one of: {})",
+            names.join(", ")
+        )
+    })
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Sum(args) => sum::run(&args),
+        Command::Kat(cmd) => kat::run(&cmd),
+    }
+}

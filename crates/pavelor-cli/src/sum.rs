@@ -1,0 +1,665 @@
+//! `pavelor sum`: print or check Pavelor digests, in the formats of GNU
+//! `sha512sum` (plain `HEX  NAME` lines, or BSD-style `--tag` lines).
+
+use std::borrow::Cow;
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use pavelor::{Algorithm, Backend, DynHasher, DynOutput};
+
+/// Size of the read buffer that inputs are streamed through.
+const BUF_LEN: usize = 64 * 1024;
+
+/// Longest line of a sums file that is looked at; longer lines are
+/// skipped (and count as improperly formatted) without being kept in memory.
+const MAX_LINE: usize = 1 << 20;
+
+/// The name that stands for standard input.
+const STDIN_NAME: &str = "-";
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+With no FILE, or when FILE is -, read standard input.
+
+Output lines are 'HEX  NAME' (or 'Pavelor-NNN (NAME) = HEX' with --tag); a \
+name holding a backslash or a newline is escaped as GNU sha512sum does it. \
+With --check, each FILE is a list of such lines (tag lines choose their own \
+instance; plain lines use --algorithm). Exit status: 0 on success, 1 if an \
+input could not be read or a check failed, 2 on a usage error.")]
+pub struct SumArgs {
+    #[command(flatten)]
+    pub hash: crate::HashOpts,
+
+    /// Files to hash (with --check: sums files to verify). '-' is standard input.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<OsString>,
+
+    /// Print BSD-style lines: 'Pavelor-512 (NAME) = HEX'.
+    #[arg(long, conflicts_with = "check")]
+    pub tag: bool,
+
+    /// Read digests from the FILEs and check them.
+    #[arg(short = 'c', long)]
+    pub check: bool,
+
+    /// With --check: don't print OK for each verified file.
+    #[arg(long, requires = "check")]
+    pub quiet: bool,
+
+    /// With --check: print nothing; the exit status tells the result.
+    #[arg(long, requires = "check")]
+    pub status: bool,
+
+    /// With --check: exit 1 if a line is improperly formatted.
+    #[arg(long, requires = "check")]
+    pub strict: bool,
+
+    /// With --check: warn about each improperly formatted line.
+    #[arg(short = 'w', long, requires = "check")]
+    pub warn: bool,
+
+    /// Hash the message given as hex digits (MSB-first nibbles; an odd count
+    /// is allowed) and print the digest alone. '' is the empty message.
+    #[arg(long, value_name = "HEX", conflicts_with_all = ["files", "check", "tag"])]
+    pub hex: Option<String>,
+
+    /// With --hex: hash only the first N bits of the message
+    /// [default: 4 x number of hex digits].
+    #[arg(long, value_name = "N", requires = "hex")]
+    pub bits: Option<u64>,
+}
+
+/// Runs `pavelor sum`.
+pub fn run(args: &SumArgs) -> ExitCode {
+    let backend = match args.hash.backend() {
+        Ok(b) => b,
+        Err(e) => {
+            report(format_args!("{e}"));
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = args.hash.algorithm.hasher_with(backend) {
+        report(format_args!("{e}"));
+        return ExitCode::FAILURE;
+    }
+
+    let stdout = io::stdout();
+    let mut ctx = Ctx {
+        out: BufWriter::with_capacity(BUF_LEN, stdout.lock()),
+        buf: vec![0; BUF_LEN],
+        backend,
+    };
+    let result = if let Some(hex) = &args.hex {
+        ctx.hex_mode(args, hex)
+    } else if args.check {
+        ctx.check_mode(args)
+    } else {
+        ctx.sum_mode(args)
+    };
+    match result.and_then(|ok| ctx.out.flush().map(|()| ok)) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        // The reader went away (e.g. `| head -1`): nothing more to say.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
+        Err(e) => {
+            report(format_args!("write error: {}", io_msg(&e)));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Writes `pavelor: MSG` on stderr. A failing stderr is ignored: there is
+/// nowhere left to report it.
+fn report(msg: fmt::Arguments<'_>) {
+    let _ = writeln!(io::stderr().lock(), "pavelor: {msg}");
+}
+
+/// An I/O error's message without Rust's " (os error N)" suffix, as the C
+/// tools print it.
+fn io_msg(e: &io::Error) -> String {
+    let s = e.to_string();
+    if let Some(code) = e.raw_os_error() {
+        if let Some(stripped) = s.strip_suffix(&format!(" (os error {code})")) {
+            return stripped.to_owned();
+        }
+    }
+    s
+}
+
+/// The bytes of a file name, as printed.
+#[cfg(unix)]
+fn os_bytes(name: &OsStr) -> Cow<'_, [u8]> {
+    use std::os::unix::ffi::OsStrExt;
+    Cow::Borrowed(name.as_bytes())
+}
+
+#[cfg(not(unix))]
+fn os_bytes(name: &OsStr) -> Cow<'_, [u8]> {
+    match name.to_string_lossy() {
+        Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+        Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+    }
+}
+
+/// The file name given by the bytes of a sums-file line.
+#[cfg(unix)]
+fn bytes_os(name: &[u8]) -> Cow<'_, OsStr> {
+    use std::os::unix::ffi::OsStrExt;
+    Cow::Borrowed(OsStr::from_bytes(name))
+}
+
+#[cfg(not(unix))]
+fn bytes_os(name: &[u8]) -> Cow<'_, OsStr> {
+    match String::from_utf8_lossy(name) {
+        Cow::Borrowed(s) => Cow::Borrowed(OsStr::new(s)),
+        Cow::Owned(s) => Cow::Owned(OsString::from(s)),
+    }
+}
+
+/// Whether a name must be written escaped (GNU style).
+fn needs_escape(name: &[u8]) -> bool {
+    name.iter().any(|&b| b == b'\\' || b == b'\n')
+}
+
+/// Writes `name` with `\` as `\\` and newline as `\n`.
+fn write_escaped(w: &mut impl Write, name: &[u8]) -> io::Result<()> {
+    let mut rest = name;
+    while let Some(pos) = rest.iter().position(|&b| b == b'\\' || b == b'\n') {
+        w.write_all(&rest[..pos])?;
+        w.write_all(if rest[pos] == b'\\' { b"\\\\" } else { b"\\n" })?;
+        rest = &rest[pos + 1..];
+    }
+    w.write_all(rest)
+}
+
+/// Undoes [`write_escaped`]; `None` for an unknown escape or a lone `\` at
+/// the end.
+fn unescape(name: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(name.len());
+    let mut it = name.iter();
+    while let Some(&b) = it.next() {
+        if b == b'\\' {
+            match it.next()? {
+                b'\\' => out.push(b'\\'),
+                b'n' => out.push(b'\n'),
+                _ => return None,
+            }
+        } else {
+            out.push(b);
+        }
+    }
+    Some(out)
+}
+
+fn nibble(c: u8) -> Option<u8> {
+    (c as char).to_digit(16).map(|v| v as u8)
+}
+
+/// Decodes an even number of hex digits (either case).
+fn decode_hex(hex: &[u8]) -> Option<Vec<u8>> {
+    if hex.len() % 2 != 0 {
+        return None;
+    }
+    hex.chunks_exact(2)
+        .map(|p| Some((nibble(p[0])? << 4) | nibble(p[1])?))
+        .collect()
+}
+
+/// One properly formatted line of a sums file.
+#[derive(Debug, PartialEq, Eq)]
+struct Entry {
+    alg: Algorithm,
+    digest: Vec<u8>,
+    name: Vec<u8>,
+}
+
+/// Parses one line of a sums file (without its line ending): `HEX  NAME`,
+/// `HEX *NAME` or `Pavelor-NNN (NAME) = HEX`, optionally escaped with a
+/// leading `\`. Plain lines are of instance `default`.
+fn parse_line(line: &[u8], default: Algorithm) -> Option<Entry> {
+    let mut s = line;
+    while let [b' ' | b'\t', rest @ ..] = s {
+        s = rest;
+    }
+    let escaped = match s {
+        [b'\\', rest @ ..] => {
+            s = rest;
+            true
+        }
+        _ => false,
+    };
+    let (alg, hex, name) = match s.strip_prefix(b"Pavelor-") {
+        Some(tagged) => parse_tagged(tagged)?,
+        None => parse_plain(s, default)?,
+    };
+    let digest = decode_hex(hex)?;
+    let name = if escaped {
+        unescape(name)?
+    } else {
+        name.to_vec()
+    };
+    if name.is_empty() {
+        return None;
+    }
+    Some(Entry { alg, digest, name })
+}
+
+/// `NNN (NAME) = HEX` (the part after `Pavelor-`). The name is everything up
+/// to the last `)`, so names holding `)` work.
+fn parse_tagged(s: &[u8]) -> Option<(Algorithm, &[u8], &[u8])> {
+    let ndigits = s.iter().take_while(|b| b.is_ascii_digit()).count();
+    let bits: u32 = std::str::from_utf8(&s[..ndigits]).ok()?.parse().ok()?;
+    let alg = Algorithm::from_output_bits(bits)?;
+    let s = &s[ndigits..];
+    let s = s.strip_prefix(b" ").unwrap_or(s).strip_prefix(b"(")?;
+    let close = s.iter().rposition(|&b| b == b')')?;
+    let (name, rest) = (&s[..close], &s[close + 1..]);
+    let rest = rest.strip_prefix(b" ").unwrap_or(rest).strip_prefix(b"=")?;
+    let hex = rest.strip_prefix(b" ").unwrap_or(rest);
+    (hex.len() == 2 * alg.output_len()).then_some((alg, hex, name))
+}
+
+/// `HEX  NAME` or `HEX *NAME`, with exactly the hex digits of `alg`.
+fn parse_plain(s: &[u8], alg: Algorithm) -> Option<(Algorithm, &[u8], &[u8])> {
+    let ndigits = s.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    if ndigits != 2 * alg.output_len() {
+        return None;
+    }
+    let (hex, rest) = s.split_at(ndigits);
+    match rest {
+        [b' ' | b'\t', b' ' | b'*', name @ ..] => Some((alg, hex, name)),
+        _ => None,
+    }
+}
+
+/// What [`next_line`] read.
+enum LineRead {
+    /// End of input.
+    Eof,
+    /// A line (in the buffer, without `\n`).
+    Full,
+    /// A line longer than [`MAX_LINE`]: skipped, the buffer is empty.
+    TooLong,
+}
+
+/// Reads the next line into `line` (without its `\n`), keeping at most
+/// [`MAX_LINE`] bytes in memory.
+fn next_line(r: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<LineRead> {
+    line.clear();
+    let mut any = false;
+    let mut too_long = false;
+    loop {
+        let buf = match r.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            break;
+        }
+        any = true;
+        let (chunk, used, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(pos) => (&buf[..pos], pos + 1, true),
+            None => (buf, buf.len(), false),
+        };
+        if !too_long {
+            if line.len() + chunk.len() > MAX_LINE {
+                too_long = true;
+                line.clear();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        r.consume(used);
+        if done {
+            break;
+        }
+    }
+    Ok(match (any, too_long) {
+        (false, _) => LineRead::Eof,
+        (true, false) => LineRead::Full,
+        (true, true) => LineRead::TooLong,
+    })
+}
+
+/// `N thing(s) VERB`, with GNU's singular/plural wording.
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The state of one `pavelor sum` run.
+struct Ctx<W: Write> {
+    out: W,
+    buf: Vec<u8>,
+    backend: Backend,
+}
+
+impl<W: Write> Ctx<W> {
+    /// Reports `pavelor: MSG` on stderr, after flushing stdout so that the
+    /// two stay in order. Errors are those of stdout.
+    fn error(&mut self, msg: fmt::Arguments<'_>) -> io::Result<()> {
+        self.out.flush()?;
+        report(msg);
+        Ok(())
+    }
+
+    fn hasher(&self, alg: Algorithm) -> io::Result<DynHasher> {
+        alg.hasher_with(self.backend).map_err(io::Error::other)
+    }
+
+    /// Hashes everything `r` gives, through the fixed buffer.
+    fn hash_reader(&mut self, alg: Algorithm, r: &mut dyn Read) -> io::Result<DynOutput> {
+        let mut h = self.hasher(alg)?;
+        loop {
+            match r.read(&mut self.buf) {
+                Ok(0) => return Ok(h.finalize()),
+                Ok(n) => h.update(&self.buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Hashes the file `name` (`-`: standard input).
+    fn hash_input(&mut self, alg: Algorithm, name: &OsStr) -> io::Result<DynOutput> {
+        if name == STDIN_NAME {
+            return self.hash_reader(alg, &mut io::stdin());
+        }
+        let mut file = File::open(name)?;
+        if file.metadata()?.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "Is a directory",
+            ));
+        }
+        self.hash_reader(alg, &mut file)
+    }
+
+    /// `pavelor sum [--tag] [FILE]...`. `Ok(false)` if an input failed.
+    fn sum_mode(&mut self, args: &SumArgs) -> io::Result<bool> {
+        let alg = args.hash.algorithm;
+        let stdin = [OsString::from(STDIN_NAME)];
+        let files = if args.files.is_empty() {
+            &stdin[..]
+        } else {
+            &args.files[..]
+        };
+        let mut ok = true;
+        for name in files {
+            let digest = match self.hash_input(alg, name) {
+                Ok(d) => d,
+                Err(e) => {
+                    ok = false;
+                    self.error(format_args!("{}: {}", name.to_string_lossy(), io_msg(&e)))?;
+                    continue;
+                }
+            };
+            let bytes = os_bytes(name);
+            if needs_escape(&bytes) {
+                self.out.write_all(b"\\")?;
+            }
+            if args.tag {
+                write!(self.out, "{} (", alg.name())?;
+                write_escaped(&mut self.out, &bytes)?;
+                writeln!(self.out, ") = {digest:x}")?;
+            } else {
+                write!(self.out, "{digest:x}  ")?;
+                write_escaped(&mut self.out, &bytes)?;
+                self.out.write_all(b"\n")?;
+            }
+        }
+        Ok(ok)
+    }
+
+    /// `pavelor sum --hex HEX [--bits N]`.
+    fn hex_mode(&mut self, args: &SumArgs, hex: &str) -> io::Result<bool> {
+        let mut message = vec![0u8; hex.len().div_ceil(2)];
+        let mut ndigits: u64 = 0;
+        for (i, c) in hex.chars().enumerate() {
+            let Some(v) = c.to_digit(16) else {
+                self.error(format_args!(
+                    "--hex: invalid hex digit '{}' at position {}",
+                    c.escape_default(),
+                    i + 1
+                ))?;
+                return Ok(false);
+            };
+            let v = v as u8;
+            message[i / 2] |= if i % 2 == 0 { v << 4 } else { v };
+            ndigits += 1;
+        }
+        let available = 4 * ndigits;
+        let nbits = args.bits.unwrap_or(available);
+        if nbits > available {
+            self.error(format_args!(
+                "--bits {nbits}: more than the {available} bits that --hex gives"
+            ))?;
+            return Ok(false);
+        }
+        let mut h = self.hasher(args.hash.algorithm)?;
+        if let Err(e) = h.update_bits(&message, nbits) {
+            self.error(format_args!("--hex: {e}"))?;
+            return Ok(false);
+        }
+        writeln!(self.out, "{:x}", h.finalize())?;
+        Ok(true)
+    }
+
+    /// `pavelor sum --check [SUMSFILE]...`. `Ok(false)` on any failure.
+    fn check_mode(&mut self, args: &SumArgs) -> io::Result<bool> {
+        let stdin = [OsString::from(STDIN_NAME)];
+        let files = if args.files.is_empty() {
+            &stdin[..]
+        } else {
+            &args.files[..]
+        };
+        let mut ok = true;
+        for name in files {
+            ok &= self.check_sums_file(args, name)?;
+        }
+        Ok(ok)
+    }
+
+    /// Checks the lines of one sums file.
+    fn check_sums_file(&mut self, args: &SumArgs, sums_name: &OsStr) -> io::Result<bool> {
+        let is_stdin = sums_name == STDIN_NAME;
+        let display = if is_stdin {
+            Cow::Borrowed("standard input")
+        } else {
+            sums_name.to_string_lossy()
+        };
+        let opened: io::Result<Box<dyn Read>> = if is_stdin {
+            // Not locked: a line may name `-` and read standard input too.
+            Ok(Box::new(io::stdin()))
+        } else {
+            File::open(sums_name).and_then(|f| {
+                if f.metadata()?.is_dir() {
+                    Err(io::Error::new(
+                        io::ErrorKind::IsADirectory,
+                        "Is a directory",
+                    ))
+                } else {
+                    Ok(Box::new(f) as Box<dyn Read>)
+                }
+            })
+        };
+        let mut reader = match opened {
+            Ok(r) => BufReader::with_capacity(BUF_LEN, r),
+            Err(e) => {
+                self.error(format_args!("{display}: {}", io_msg(&e)))?;
+                return Ok(false);
+            }
+        };
+
+        let print = !args.status;
+        let (mut good_lines, mut bad_lines, mut unreadable, mut mismatched) =
+            (0u64, 0u64, 0u64, 0u64);
+        let mut line = Vec::new();
+        let mut lineno: u64 = 0;
+        loop {
+            let kind = match next_line(&mut reader, &mut line) {
+                Ok(kind) => kind,
+                Err(e) => {
+                    self.error(format_args!("{display}: {}", io_msg(&e)))?;
+                    return Ok(false);
+                }
+            };
+            lineno += 1;
+            let entry = match kind {
+                LineRead::Eof => break,
+                LineRead::TooLong => None,
+                LineRead::Full => {
+                    if line.last() == Some(&b'\r') {
+                        line.pop();
+                    }
+                    // Empty lines and comments are skipped, as GNU does.
+                    if line.is_empty() || line[0] == b'#' {
+                        continue;
+                    }
+                    parse_line(&line, args.hash.algorithm)
+                }
+            };
+            let Some(entry) = entry else {
+                bad_lines += 1;
+                if args.warn && print {
+                    self.error(format_args!(
+                        "{display}: {lineno}: improperly formatted Pavelor checksum line"
+                    ))?;
+                }
+                continue;
+            };
+            good_lines += 1;
+            let path = bytes_os(&entry.name);
+            let result = self.hash_input(entry.alg, &path);
+            let verdict: &[u8] = match result {
+                Ok(d) if d[..] == entry.digest[..] => {
+                    if args.quiet || !print {
+                        continue;
+                    }
+                    b": OK\n"
+                }
+                Ok(_) => {
+                    mismatched += 1;
+                    b": FAILED\n"
+                }
+                Err(e) => {
+                    unreadable += 1;
+                    if print {
+                        self.error(format_args!(
+                            "{}: {}",
+                            Path::new(&*path).display(),
+                            io_msg(&e)
+                        ))?;
+                    }
+                    b": FAILED open or read\n"
+                }
+            };
+            if print {
+                if needs_escape(&entry.name) {
+                    self.out.write_all(b"\\")?;
+                }
+                write_escaped(&mut self.out, &entry.name)?;
+                self.out.write_all(verdict)?;
+            }
+        }
+
+        if good_lines == 0 {
+            self.error(format_args!(
+                "{display}: no properly formatted checksum lines found"
+            ))?;
+            return Ok(false);
+        }
+        if print {
+            if bad_lines > 0 {
+                let what = counted(bad_lines, "line is", "lines are");
+                self.error(format_args!("WARNING: {what} improperly formatted"))?;
+            }
+            if unreadable > 0 {
+                let what = counted(unreadable, "listed file", "listed files");
+                self.error(format_args!("WARNING: {what} could not be read"))?;
+            }
+            if mismatched > 0 {
+                let what = counted(mismatched, "computed checksum", "computed checksums");
+                self.error(format_args!("WARNING: {what} did NOT match"))?;
+            }
+        }
+        Ok(mismatched == 0 && unreadable == 0 && !(args.strict && bad_lines > 0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: Algorithm = Algorithm::Pavelor512;
+
+    #[test]
+    fn escape_roundtrip() {
+        let name = b"a\\b\nc";
+        let mut out = Vec::new();
+        write_escaped(&mut out, name).ok();
+        assert_eq!(out, b"a\\\\b\\nc");
+        assert_eq!(unescape(&out).as_deref(), Some(&name[..]));
+        assert_eq!(unescape(b"a\\x"), None);
+        assert_eq!(unescape(b"a\\"), None);
+    }
+
+    #[test]
+    fn parses_plain_and_tagged() {
+        let hex = "ab".repeat(64);
+        let e = parse_line(format!("{hex}  f i le").as_bytes(), A);
+        assert_eq!(
+            e,
+            Some(Entry {
+                alg: A,
+                digest: vec![0xab; 64],
+                name: b"f i le".to_vec()
+            })
+        );
+        assert!(parse_line(format!("{hex} *f").as_bytes(), A).is_some());
+        assert!(parse_line(format!("{}  f", hex.to_uppercase()).as_bytes(), A).is_some());
+        assert!(parse_line(format!("{hex}  ").as_bytes(), A).is_none());
+        assert!(parse_line(format!("{hex} f").as_bytes(), A).is_none());
+        assert!(parse_line(format!("{hex}a  f").as_bytes(), A).is_none());
+        assert!(parse_line(format!("{hex}  f").as_bytes(), Algorithm::Pavelor768).is_none());
+
+        let hex768 = "cd".repeat(96);
+        let e = parse_line(format!("Pavelor-768 (a (b)) = {hex768}").as_bytes(), A);
+        assert_eq!(
+            e,
+            Some(Entry {
+                alg: Algorithm::Pavelor768,
+                digest: vec![0xcd; 96],
+                name: b"a (b)".to_vec()
+            })
+        );
+        assert!(parse_line(format!("Pavelor-512 (x) = {hex768}").as_bytes(), A).is_none());
+        assert!(parse_line(format!("Pavelor-256 (x) = {hex}").as_bytes(), A).is_none());
+        let e = parse_line(format!("\\Pavelor-512 (a\\nb) = {hex}").as_bytes(), A);
+        assert_eq!(e.map(|e| e.name), Some(b"a\nb".to_vec()));
+        let e = parse_line(format!("\\{hex}  a\\\\b").as_bytes(), A);
+        assert_eq!(e.map(|e| e.name), Some(b"a\\b".to_vec()));
+        assert!(parse_line(b"\xff\xfe garbage", A).is_none());
+    }
+
+    #[test]
+    fn long_lines_are_skipped() {
+        let mut data = vec![b'x'; MAX_LINE + 10];
+        data.extend_from_slice(b"\nshort\nlast");
+        let mut r = io::Cursor::new(data);
+        let mut line = Vec::new();
+        assert!(matches!(
+            next_line(&mut r, &mut line),
+            Ok(LineRead::TooLong)
+        ));
+        assert!(matches!(next_line(&mut r, &mut line), Ok(LineRead::Full)));
+        assert_eq!(line, b"short");
+        assert!(matches!(next_line(&mut r, &mut line), Ok(LineRead::Full)));
+        assert_eq!(line, b"last");
+        assert!(matches!(next_line(&mut r, &mut line), Ok(LineRead::Eof)));
+    }
+}

@@ -1,0 +1,99 @@
+//! Writing the four KAT files of an instance from scratch: DRNG messages,
+//! digests from the implementation, the official layout byte for byte.
+
+use pavelor::{Algorithm, Backend, Error as HashError};
+
+use crate::drng::Drng;
+use crate::format::{FullRecord, LongRecord, Record, write_record};
+use crate::suite::{KatKind, LOOP_ITERATIONS, LOOP_MSG_BITS, LongSource};
+use crate::verify::{hash_long, loop_digest};
+
+/// The records of file `kind` for `alg`, computed with `backend`.
+///
+/// `progress(done, total)` reports work in file-specific units (records for
+/// `KAT_2_12`, message bytes for the long files, iterations for
+/// `KAT_Loop`). Long messages are streamed: memory stays bounded even for
+/// the 1 GiB messages of `KAT_2_33`.
+pub fn records(
+    kind: KatKind,
+    alg: Algorithm,
+    backend: Backend,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Vec<Record>, HashError> {
+    let dst_len = alg.output_bits();
+    let mut out = Vec::new();
+    match kind {
+        KatKind::Kat2_12 => {
+            let mut drng = Drng::new(&kind.seed());
+            for msg_len in 0..=4096u64 {
+                let msg = drng.generate(msg_len);
+                let mut h = alg.hasher_with(backend)?;
+                h.update_bits(&msg, msg_len)?;
+                let dst = h.finalize().to_vec();
+                out.push(Record::Full(FullRecord {
+                    msg_len,
+                    msg,
+                    dst_len,
+                    dst,
+                }));
+                progress(msg_len + 1, 4097);
+            }
+        }
+        KatKind::Kat2_23 | KatKind::Kat2_33 => {
+            let nbits = kind.long_msg_bits().unwrap_or(0);
+            let total = 3 * nbits.div_ceil(8);
+            let sources = [
+                LongSource::Zeros,
+                LongSource::Ones,
+                LongSource::Drng(kind.seed().to_vec()),
+            ];
+            for (i, source) in (0u64..).zip(sources) {
+                let base = i * nbits.div_ceil(8);
+                let long = hash_long(alg.hasher_with(backend)?, &source, nbits, &mut |done| {
+                    progress(base + done, total)
+                })?;
+                let seed = match source {
+                    LongSource::Drng(seed) => seed,
+                    _ => Vec::new(),
+                };
+                out.push(Record::Long(LongRecord {
+                    msg_len: nbits,
+                    seed,
+                    exp_head: long.head,
+                    exp_tail: long.tail,
+                    dst_len,
+                    dst: long.digest,
+                }));
+            }
+        }
+        KatKind::Loop => {
+            let msg = Drng::new(&kind.seed()).generate(LOOP_MSG_BITS);
+            let total = u64::from(LOOP_ITERATIONS);
+            let dst = loop_digest(alg, backend, &msg, LOOP_ITERATIONS, &mut |i| {
+                progress(i, total)
+            })?;
+            progress(total, total);
+            out.push(Record::Full(FullRecord {
+                msg_len: LOOP_MSG_BITS,
+                msg,
+                dst_len,
+                dst,
+            }));
+        }
+    }
+    Ok(out)
+}
+
+/// The whole text of file `kind` for `alg` (see [`records`]).
+pub fn file_text(
+    kind: KatKind,
+    alg: Algorithm,
+    backend: Backend,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<String, HashError> {
+    let mut text = String::new();
+    for r in records(kind, alg, backend, progress)? {
+        write_record(&mut text, &r);
+    }
+    Ok(text)
+}
