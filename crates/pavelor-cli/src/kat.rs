@@ -114,7 +114,7 @@ fn gen_files(args: &GenArgs) -> ExitCode {
 /// The default KAT directory: `../shared/kat` from the current directory if
 /// it exists there (the repository root), else relative to the repository
 /// this binary was built from.
-fn default_dir() -> PathBuf {
+pub fn default_dir() -> PathBuf {
     let cwd = PathBuf::from("../shared/kat");
     if cwd.is_dir() {
         return cwd;

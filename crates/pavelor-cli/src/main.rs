@@ -8,6 +8,7 @@ use pavelor::{Algorithm, Backend};
 
 mod kat;
 mod output;
+mod report;
 mod sum;
 
 #[derive(Parser)]
@@ -28,6 +29,14 @@ enum Command {
     /// The ICCS known-answer-test files.
     #[command(subcommand)]
     Kat(kat::KatCommand),
+    /// Measure this machine and write the NICCS §3.5 report (report.md, records/, charts).
+    Report(report::ReportArgs),
+    /// Internal: one measurement trial (started by `report`).
+    #[command(name = "__trial", hide = true)]
+    Trial {
+        /// The trial spec (JSON).
+        spec: String,
+    },
 }
 
 /// Options every hashing command shares.
@@ -72,5 +81,9 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Sum(args) => sum::run(&args),
         Command::Kat(cmd) => kat::run(&cmd),
+        Command::Report(args) => report::run(&args),
+        Command::Trial { spec } => {
+            ExitCode::from(pavelor_bench::worker::main_with_arg(&spec) as u8)
+        }
     }
 }

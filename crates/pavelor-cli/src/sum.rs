@@ -122,10 +122,10 @@ fn report(msg: fmt::Arguments<'_>) {
 /// tools print it.
 fn io_msg(e: &io::Error) -> String {
     let s = e.to_string();
-    if let Some(code) = e.raw_os_error() {
-        if let Some(stripped) = s.strip_suffix(&format!(" (os error {code})")) {
-            return stripped.to_owned();
-        }
+    if let Some(code) = e.raw_os_error()
+        && let Some(stripped) = s.strip_suffix(&format!(" (os error {code})"))
+    {
+        return stripped.to_owned();
     }
     s
 }
@@ -201,7 +201,7 @@ fn nibble(c: u8) -> Option<u8> {
 
 /// Decodes an even number of hex digits (either case).
 fn decode_hex(hex: &[u8]) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     hex.chunks_exact(2)

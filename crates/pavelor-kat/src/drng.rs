@@ -109,7 +109,7 @@ impl Drng {
             fill += take;
             remaining -= take as u64;
             add_assign(&mut data, &[1]);
-            if remaining == 0 && nbits % 8 != 0 {
+            if remaining == 0 && !nbits.is_multiple_of(8) {
                 buf[fill - 1] &= !(0xFFu8 >> (nbits % 8));
             }
             if fill == CHUNK || remaining == 0 {
@@ -161,7 +161,7 @@ mod tests {
             b.generate_with(nbits, |c| streamed.extend_from_slice(c));
             assert_eq!(buffered, streamed);
             assert_eq!(buffered.len() as u64, nbits.div_ceil(8));
-            if nbits % 8 != 0 {
+            if !nbits.is_multiple_of(8) {
                 assert_eq!(
                     buffered.last().copied().unwrap_or(0) & (0xFF >> (nbits % 8)),
                     0

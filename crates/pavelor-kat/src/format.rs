@@ -168,21 +168,19 @@ impl<'a> Lines<'a> {
 
     fn hex(&mut self, key: &str, want_bytes: Option<u64>) -> Result<Vec<u8>, ParseError> {
         let v = self.field(key)?;
-        if let Some(n) = want_bytes {
-            if v.len() as u64 != 2 * n {
-                return Err(self.err(format!(
-                    "{key} has {} hex digits, expected {} for the stated length",
-                    v.len(),
-                    2 * n
-                )));
-            }
+        if let Some(n) = want_bytes.filter(|&n| v.len() as u64 != 2 * n) {
+            return Err(self.err(format!(
+                "{key} has {} hex digits, expected {} for the stated length",
+                v.len(),
+                2 * n
+            )));
         }
         decode_hex(v).ok_or_else(|| self.err(format!("{key} is not valid hex: `{}`", excerpt(v))))
     }
 
     fn dst(&mut self) -> Result<(u32, Vec<u8>), ParseError> {
         let dst_len: u32 = self.number("Dst_Len")?;
-        if dst_len == 0 || dst_len % 8 != 0 || dst_len > MAX_DST_BITS {
+        if dst_len == 0 || !dst_len.is_multiple_of(8) || dst_len > MAX_DST_BITS {
             return Err(self.err(format!(
                 "Dst_Len {dst_len} is not a digest length of this family"
             )));
@@ -211,7 +209,7 @@ pub fn decode_hex(s: &str) -> Option<Vec<u8>> {
     fn nibble(c: u8) -> Option<u8> {
         (c as char).to_digit(16).map(|d| d as u8)
     }
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     s.as_bytes()

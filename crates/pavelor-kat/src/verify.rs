@@ -198,7 +198,7 @@ pub fn loop_digest(
         let mut h = alg.hasher_with(backend)?;
         h.update(&m);
         digest = h.finalize();
-        if i % 4096 == 0 {
+        if i.is_multiple_of(4096) {
             progress(u64::from(i));
         }
     }

@@ -14,10 +14,9 @@ use digest::block_api::{
     OutputSizeUser, Reset, UpdateCore,
 };
 use digest::{HashMarker, Output};
-use zeroize::Zeroize;
 
 use crate::Backend;
-use crate::backend::Engine;
+use crate::backend::{Engine, wipe};
 use crate::params::Variant;
 use crate::sponge::Sponge;
 
@@ -33,6 +32,7 @@ pub struct PavelorCore<V: Variant> {
 }
 
 impl<V: Variant> PavelorCore<V> {
+    #[inline]
     pub(crate) fn with_engine(engine: Engine) -> Self {
         PavelorCore {
             sponge: Sponge::new::<V>(engine),
@@ -50,6 +50,24 @@ impl<V: Variant> PavelorCore<V> {
     /// The backend this core hashes with.
     pub fn backend(&self) -> Backend {
         self.sponge.engine().backend()
+    }
+
+    /// Absorbs whole `V::RATE`-byte blocks given as bytes.
+    #[inline]
+    pub(crate) fn absorb_blocks(&mut self, blocks: &[u8]) {
+        debug_assert_eq!(
+            self.tail_bits, 0,
+            "whole blocks never follow a partial byte"
+        );
+        self.sponge.absorb_blocks::<V>(blocks);
+    }
+
+    /// Finishes the message `data` (fewer than `V::RATE` bytes) followed by
+    /// the pending partial byte, and writes the digest.
+    #[inline]
+    pub(crate) fn finish(&mut self, data: &[u8], out: &mut [u8]) {
+        self.sponge
+            .finish::<V>(data, self.tail, self.tail_bits, out);
     }
 
     /// Number of valid bits in the pending partial byte (0 if none).
@@ -96,31 +114,14 @@ impl<V: Variant> OutputSizeUser for PavelorCore<V> {
 impl<V: Variant> UpdateCore for PavelorCore<V> {
     #[inline]
     fn update_blocks(&mut self, blocks: &[Block<Self>]) {
-        debug_assert_eq!(
-            self.tail_bits, 0,
-            "whole blocks never follow a partial byte"
-        );
-        self.sponge
-            .absorb_blocks::<V>(Block::<Self>::slice_as_flattened(blocks));
+        self.absorb_blocks(Block::<Self>::slice_as_flattened(blocks));
     }
 }
 
 impl<V: Variant> FixedOutputCore for PavelorCore<V> {
+    #[inline]
     fn finalize_fixed_core(&mut self, buffer: &mut Buffer<Self>, out: &mut Output<Self>) {
-        // The eager buffer holds fewer than RATE bytes, so with a partial byte
-        // appended the tail is still shorter than one block.
-        let data = buffer.get_data();
-        let mut tail = [0u8; crate::params::MAX_RATE];
-        tail[..data.len()].copy_from_slice(data);
-        let mut len = data.len();
-        let mut nbits = 8 * data.len();
-        if self.tail_bits != 0 {
-            tail[len] = self.tail;
-            len += 1;
-            nbits += usize::from(self.tail_bits);
-        }
-        self.sponge.finish::<V>(&tail[..len], nbits, out);
-        tail.zeroize();
+        self.finish(buffer.get_data(), out);
     }
 }
 
@@ -145,7 +146,8 @@ impl<V: Variant> fmt::Debug for PavelorCore<V> {
 
 impl<V: Variant> Drop for PavelorCore<V> {
     fn drop(&mut self) {
-        self.tail.zeroize();
+        // The one secret byte kept here; the sponge wipes its own state.
+        wipe(core::slice::from_mut(&mut self.tail));
     }
 }
 

@@ -87,11 +87,38 @@ impl Algorithm {
         Ok(h.finalize())
     }
 
-    /// One-shot digest of a byte message.
+    /// One-shot digest of a byte message with the fastest backend.
     pub fn digest(self, data: &[u8]) -> DynOutput {
-        let mut h = self.hasher();
-        h.update(data);
-        h.finalize()
+        let mut out = DynOutput {
+            bytes: [0; MAX_DIGEST],
+            len: self.output_len(),
+        };
+        let dst = &mut out.bytes[..out.len];
+        match self {
+            Algorithm::Pavelor512 => dst.copy_from_slice(&Pavelor512::digest(data)),
+            Algorithm::Pavelor768 => dst.copy_from_slice(&Pavelor768::digest(data)),
+            Algorithm::Pavelor1024 => dst.copy_from_slice(&Pavelor1024::digest(data)),
+        }
+        out
+    }
+
+    /// One-shot digest of a byte message with the given backend, or
+    /// [`Error::BackendUnavailable`].
+    #[inline]
+    pub fn digest_with(self, backend: Backend, data: &[u8]) -> Result<DynOutput, Error> {
+        let mut out = DynOutput {
+            bytes: [0; MAX_DIGEST],
+            len: self.output_len(),
+        };
+        let dst = &mut out.bytes[..out.len];
+        match self {
+            Algorithm::Pavelor512 => dst.copy_from_slice(&Pavelor512::digest_with(backend, data)?),
+            Algorithm::Pavelor768 => dst.copy_from_slice(&Pavelor768::digest_with(backend, data)?),
+            Algorithm::Pavelor1024 => {
+                dst.copy_from_slice(&Pavelor1024::digest_with(backend, data)?)
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -155,6 +182,7 @@ impl DynHasher {
     }
 
     /// See [`Pavelor::update`](crate::Pavelor::update).
+    #[inline]
     pub fn update(&mut self, data: &[u8]) {
         each!(self, h => h.update(data))
     }
@@ -165,12 +193,14 @@ impl DynHasher {
     }
 
     /// Finishes the hash.
-    pub fn finalize(self) -> DynOutput {
+    #[inline]
+    pub fn finalize(mut self) -> DynOutput {
+        let len = self.algorithm().output_len();
         let mut out = DynOutput {
             bytes: [0; MAX_DIGEST],
-            len: self.algorithm().output_len(),
+            len,
         };
-        each!(self, h => out.bytes[..out.len].copy_from_slice(&h.finalize()));
+        each!(&mut self, h => h.finish_into(&mut out.bytes[..len]));
         out
     }
 }

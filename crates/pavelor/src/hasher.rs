@@ -3,15 +3,13 @@
 
 use core::fmt;
 
-use digest::block_api::{
-    AlgorithmName, BlockSizeUser, Buffer, CoreProxy, FixedOutputCore, OutputSizeUser, UpdateCore,
-};
+use digest::block_api::{AlgorithmName, BlockSizeUser, Buffer, CoreProxy, OutputSizeUser};
 use digest::{FixedOutput, FixedOutputReset, HashMarker, Output, Reset, Update};
-use zeroize::Zeroize;
 
-use crate::backend::Engine;
+use crate::backend::{Engine, wipe};
 use crate::core_api::PavelorCore;
-use crate::params::{P512, P768, P1024, Variant};
+use crate::params::{MAX_RATE, P512, P768, P1024, Variant};
+use crate::sponge::Sponge;
 use crate::{Backend, Error};
 
 /// Streaming Pavelor hasher for instance `V` (see [`Pavelor512`],
@@ -29,7 +27,9 @@ use crate::{Backend, Error};
 #[derive(Clone)]
 pub struct Pavelor<V: Variant> {
     core: PavelorCore<V>,
-    buffer: Buffer<PavelorCore<V>>,
+    /// Message bytes not yet absorbed: `buf[..pos]`, `pos < V::RATE`.
+    buf: [u8; MAX_RATE],
+    pos: usize,
 }
 
 /// Pavelor-512: 512-bit digest.
@@ -41,6 +41,7 @@ pub type Pavelor1024 = Pavelor<P1024>;
 
 impl<V: Variant> Pavelor<V> {
     /// A hasher using the fastest backend this CPU supports.
+    #[inline]
     pub fn new() -> Self {
         Self::from_core(PavelorCore::with_engine(Engine::best()))
     }
@@ -51,10 +52,12 @@ impl<V: Variant> Pavelor<V> {
         PavelorCore::with_backend(backend).map(Self::from_core)
     }
 
+    #[inline]
     fn from_core(core: PavelorCore<V>) -> Self {
         Pavelor {
             core,
-            buffer: Default::default(),
+            buf: [0; MAX_RATE],
+            pos: 0,
         }
     }
 
@@ -84,7 +87,7 @@ impl<V: Variant> Pavelor<V> {
     pub fn update_bits(&mut self, data: &[u8], nbits: u64) -> Result<(), Error> {
         let whole = usize::try_from(nbits / 8)
             .ok()
-            .filter(|&w| w < data.len() || (w == data.len() && nbits % 8 == 0))
+            .filter(|&w| w < data.len() || (w == data.len() && nbits.is_multiple_of(8)))
             .ok_or(Error::BitLength {
                 nbits,
                 bytes: data.len(),
@@ -111,8 +114,10 @@ impl<V: Variant> Pavelor<V> {
 
     /// Finishes the hash and returns the digest.
     #[inline]
-    pub fn finalize(self) -> Output<Self> {
-        FixedOutput::finalize_fixed(self)
+    pub fn finalize(mut self) -> Output<Self> {
+        let mut out = Output::<Self>::default();
+        self.finish_into(&mut out);
+        out
     }
 
     /// Finishes the hash into `out` and resets the hasher (keeping its backend).
@@ -126,10 +131,31 @@ impl<V: Variant> Pavelor<V> {
     }
 
     /// One-shot digest of a byte message with the fastest backend.
+    ///
+    /// Absorbs straight from `data` (no buffering), so a short message costs
+    /// little more than its permutation calls.
+    #[inline]
     pub fn digest(data: impl AsRef<[u8]>) -> Output<Self> {
-        let mut h = Self::new();
-        h.update(data);
-        h.finalize()
+        Self::one_shot(Engine::best(), data.as_ref())
+    }
+
+    /// One-shot digest of a byte message with the given backend, or
+    /// [`Error::BackendUnavailable`].
+    #[inline]
+    pub fn digest_with(backend: Backend, data: impl AsRef<[u8]>) -> Result<Output<Self>, Error> {
+        Engine::new(backend).map(|e| Self::one_shot(e, data.as_ref()))
+    }
+
+    #[inline]
+    fn one_shot(engine: Engine, data: &[u8]) -> Output<Self> {
+        let mut sponge = Sponge::new::<V>(engine);
+        let whole = data.len() - data.len() % V::RATE;
+        if whole > 0 {
+            sponge.absorb_blocks::<V>(&data[..whole]);
+        }
+        let mut out = Output::<Self>::default();
+        sponge.finish::<V>(&data[whole..], 0, 0, &mut out);
+        out
     }
 
     /// One-shot digest of the first `nbits` bits of `data`.
@@ -139,29 +165,57 @@ impl<V: Variant> Pavelor<V> {
         Ok(h.finalize())
     }
 
+    /// Appends whole bytes at a byte-aligned position: fills the buffer,
+    /// absorbs straight from `data` while whole blocks remain, keeps the rest.
+    /// The buffer never holds a full block (blocks are absorbed eagerly).
+    #[inline]
+    fn absorb_aligned(&mut self, mut data: &[u8]) {
+        let rate = V::RATE;
+        if self.pos > 0 {
+            let take = data.len().min(rate - self.pos);
+            self.buf[self.pos..self.pos + take].copy_from_slice(&data[..take]);
+            self.pos += take;
+            data = &data[take..];
+            if self.pos < rate {
+                return;
+            }
+            self.core.absorb_blocks(&self.buf[..rate]);
+            self.pos = 0;
+        }
+        let whole = data.len() - data.len() % rate;
+        if whole > 0 {
+            self.core.absorb_blocks(&data[..whole]);
+        }
+        let rest = &data[whole..];
+        self.buf[..rest.len()].copy_from_slice(rest);
+        self.pos = rest.len();
+    }
+
     fn absorb_bytes(&mut self, data: &[u8]) {
-        let Pavelor { core, buffer } = self;
-        let shift = core.tail_bits();
+        let shift = self.core.tail_bits();
         if shift == 0 {
-            buffer.digest_blocks(data, |blocks| core.update_blocks(blocks));
+            self.absorb_aligned(data);
             return;
         }
         // A partial byte is pending: realign `data` behind its `shift` bits.
-        let (mut carry, _) = core.take_tail();
+        let (mut carry, _) = self.core.take_tail();
         let mut aligned = [0u8; 64];
         for chunk in data.chunks(aligned.len()) {
             for (out, &b) in aligned.iter_mut().zip(chunk) {
                 *out = carry | (b >> shift);
                 carry = b << (8 - shift);
             }
-            buffer.digest_blocks(&aligned[..chunk.len()], |blocks| core.update_blocks(blocks));
+            self.absorb_aligned(&aligned[..chunk.len()]);
         }
-        aligned.zeroize();
-        core.set_tail(carry, shift);
+        wipe(&mut aligned);
+        self.core.set_tail(carry, shift);
     }
 
-    fn finish_into(&mut self, out: &mut Output<Self>) {
-        self.core.finalize_fixed_core(&mut self.buffer, out);
+    /// Finishes the hash into `out` (`V::DIGEST` bytes), leaving the hasher
+    /// spent (callers drop or reset it).
+    #[inline]
+    pub(crate) fn finish_into(&mut self, out: &mut [u8]) {
+        self.core.finish(&self.buf[..self.pos], out);
     }
 }
 
@@ -204,7 +258,8 @@ impl<V: Variant> FixedOutputReset for Pavelor<V> {
 impl<V: Variant> Reset for Pavelor<V> {
     fn reset(&mut self) {
         Reset::reset(&mut self.core);
-        self.buffer.reset();
+        wipe(&mut self.buf[..self.pos]);
+        self.pos = 0;
     }
 }
 
@@ -218,11 +273,18 @@ impl<V: Variant> CoreProxy for Pavelor<V> {
     type Core = PavelorCore<V>;
 
     fn compose(core: Self::Core, buffer: Buffer<Self::Core>) -> Self {
-        Pavelor { core, buffer }
+        let mut h = Pavelor::from_core(core);
+        let data = buffer.get_data(); // an eager buffer holds < RATE bytes
+        h.buf[..data.len()].copy_from_slice(data);
+        h.pos = data.len();
+        h
     }
 
     fn decompose(self) -> (Self::Core, Buffer<Self::Core>) {
-        (self.core.clone(), self.buffer.clone())
+        // `pos < RATE` always holds, which is all `try_new` checks.
+        let buffer = Buffer::<Self::Core>::try_new(&self.buf[..self.pos]);
+        debug_assert!(buffer.is_ok());
+        (self.core.clone(), buffer.unwrap_or_default())
     }
 }
 
@@ -235,7 +297,7 @@ impl<V: Variant> fmt::Debug for Pavelor<V> {
 
 impl<V: Variant> Drop for Pavelor<V> {
     fn drop(&mut self) {
-        self.buffer.zeroize();
+        wipe(&mut self.buf);
     }
 }
 

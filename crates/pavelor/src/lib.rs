@@ -44,6 +44,7 @@ extern crate std;
 // `unsafe` is allowed in the backend modules only (SIMD intrinsics).
 #[allow(unsafe_code)]
 mod backend;
+pub mod batch;
 mod core_api;
 mod dynamic;
 mod hasher;
@@ -52,6 +53,7 @@ pub mod params;
 mod sponge;
 
 pub use backend::Backend;
+pub use batch::{BatchError, hash_many, hash_many_dyn};
 pub use core_api::PavelorCore;
 pub use digest::{self, Digest};
 pub use dynamic::{Algorithm, DynHasher, DynOutput};

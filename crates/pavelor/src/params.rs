@@ -31,20 +31,19 @@ pub trait Variant: sealed::Sealed + Copy + Default + core::fmt::Debug + 'static 
 
     /// The initial state: `r`, `c`, `b`, `h` (in bits) as 128-bit big-endian
     /// integers in subblocks 0..4, zero elsewhere.
-    fn iv() -> State {
-        let rate_bits = Self::RATE * 8;
-        let words = [
-            rate_bits,
-            WIDTH_BITS - rate_bits,
-            WIDTH_BITS,
-            Self::DIGEST * 8,
-        ];
-        let mut state = [[0u8; 16]; SUBBLOCKS];
-        for (sub, word) in state.iter_mut().zip(words) {
-            sub.copy_from_slice(&(word as u128).to_be_bytes());
-        }
-        state
+    const IV: State = iv(Self::RATE * 8, Self::DIGEST * 8);
+}
+
+/// The initial state for rate `rate_bits` and digest `digest_bits`.
+const fn iv(rate_bits: usize, digest_bits: usize) -> State {
+    let words = [rate_bits, WIDTH_BITS - rate_bits, WIDTH_BITS, digest_bits];
+    let mut state = [[0u8; 16]; SUBBLOCKS];
+    let mut i = 0;
+    while i < words.len() {
+        state[i] = (words[i] as u128).to_be_bytes();
+        i += 1;
     }
+    state
 }
 
 macro_rules! variant {
@@ -82,7 +81,7 @@ mod tests {
 
     #[test]
     fn iv_512_matches_spec_bytes() {
-        let iv = P512::iv();
+        let iv = P512::IV;
         let flat: std::vec::Vec<u8> = iv.iter().flatten().copied().collect();
         let nonzero: std::vec::Vec<(usize, u8)> = flat
             .iter()
@@ -100,7 +99,7 @@ mod tests {
             (P768::RATE, P768::DIGEST),
             (P1024::RATE, P1024::DIGEST),
         ] {
-            assert!(rate % 16 == 0 && rate <= MAX_RATE && digest <= MAX_DIGEST);
+            assert!(rate.is_multiple_of(16) && rate <= MAX_RATE && digest <= MAX_DIGEST);
             assert!(digest <= 2 * rate);
         }
     }

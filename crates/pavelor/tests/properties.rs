@@ -105,7 +105,7 @@ proptest! {
         let want = model(alg, &msg, nbits as usize);
         prop_assert_eq!(&one_shot(alg, Backend::best(), &msg, nbits), &want);
         // Garbage in the unused low bits of the last partial byte changes nothing.
-        if nbits % 8 != 0 {
+        if !nbits.is_multiple_of(8) {
             let mut dirty = msg[..nbits.div_ceil(8) as usize].to_vec();
             *dirty.last_mut().expect("nonempty") |= junk >> (nbits % 8);
             prop_assert_eq!(&one_shot(alg, Backend::best(), &dirty, nbits), &want);

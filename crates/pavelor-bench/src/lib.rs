@@ -1,0 +1,20 @@
+//! Measuring Pavelor the way the NICCS assessment does: cycle counters
+//! (`perf_event_open`, else the TSC, labelled as such), trials in separate
+//! processes, one JSON record per figure, and the §3.5 report.
+//!
+//! * [`clock`] — cycle and time sources; [`hw`] — tick counter and AES probe.
+//! * [`ops`] — what is measured (Pavelor per backend, comparison hashes).
+//! * [`worker`] — the measured process (one trial).
+//! * [`campaign`] — calibration, trials, aggregation.
+//! * [`report`] — the report job: KATs, measurements, `report.md`, records, charts.
+
+pub mod campaign;
+pub mod chart;
+pub mod clock;
+pub mod elf;
+pub mod env;
+pub mod hw;
+pub mod ops;
+pub mod output;
+pub mod report;
+pub mod worker;

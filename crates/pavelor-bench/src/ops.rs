@@ -1,0 +1,197 @@
+//! What can be measured: each Pavelor instance on each backend, and the
+//! hashes users would otherwise pick.
+
+use std::fmt;
+
+use pavelor::{Algorithm, Backend};
+
+/// A hash implementation to measure, as one-shot calls `H(msg)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operation {
+    /// A Pavelor instance on a given backend.
+    Pavelor(Algorithm, Backend),
+    /// SHA-512, RustCrypto `sha2`.
+    Sha512,
+    /// SHA3-512, RustCrypto `sha3`.
+    Sha3_512,
+    /// BLAKE2b-512, RustCrypto `blake2`.
+    Blake2b512,
+    /// BLAKE3 with 64 bytes of output, the `blake3` crate.
+    Blake3,
+    /// SM3, RustCrypto `sm3`.
+    Sm3,
+}
+
+impl Operation {
+    /// The comparison hashes, in report order.
+    pub const OTHERS: [Operation; 5] = [
+        Operation::Sha512,
+        Operation::Sha3_512,
+        Operation::Blake2b512,
+        Operation::Blake3,
+        Operation::Sm3,
+    ];
+
+    /// Every Pavelor instance on every backend this CPU runs.
+    pub fn pavelor_all() -> Vec<Operation> {
+        Algorithm::ALL
+            .into_iter()
+            .flat_map(|a| {
+                Backend::ALL
+                    .iter()
+                    .filter(|b| b.is_available())
+                    .map(move |&b| Operation::Pavelor(a, b))
+            })
+            .collect()
+    }
+
+    /// A stable identifier, used in file names and worker arguments.
+    pub fn id(&self) -> String {
+        match self {
+            Operation::Pavelor(a, b) => format!("{}.{}", a.name().to_ascii_lowercase(), b.name()),
+            Operation::Sha512 => "sha-512".into(),
+            Operation::Sha3_512 => "sha3-512".into(),
+            Operation::Blake2b512 => "blake2b-512".into(),
+            Operation::Blake3 => "blake3-512".into(),
+            Operation::Sm3 => "sm3".into(),
+        }
+    }
+
+    /// Parses an [`id`](Self::id).
+    pub fn from_id(id: &str) -> Option<Self> {
+        if let Some((alg, backend)) = id.split_once('.') {
+            return Some(Operation::Pavelor(
+                alg.parse().ok()?,
+                Backend::from_name(backend).ok()?,
+            ));
+        }
+        Operation::OTHERS.into_iter().find(|o| o.id() == id)
+    }
+
+    /// The algorithm's name, without the implementation.
+    pub fn algorithm_name(&self) -> &'static str {
+        match self {
+            Operation::Pavelor(a, _) => a.name(),
+            Operation::Sha512 => "SHA-512",
+            Operation::Sha3_512 => "SHA3-512",
+            Operation::Blake2b512 => "BLAKE2b-512",
+            Operation::Blake3 => "BLAKE3 (512-bit output)",
+            Operation::Sm3 => "SM3",
+        }
+    }
+
+    /// The implementation measured.
+    pub fn implementation(&self) -> String {
+        match self {
+            Operation::Pavelor(_, b) => {
+                format!("pavelor {} ({b} backend)", env!("CARGO_PKG_VERSION"))
+            }
+            Operation::Sha512 => "RustCrypto sha2 0.11".into(),
+            Operation::Sha3_512 => "RustCrypto sha3 0.12".into(),
+            Operation::Blake2b512 => "RustCrypto blake2 0.11".into(),
+            Operation::Blake3 => "blake3 1.x (auto-detected SIMD)".into(),
+            Operation::Sm3 => "RustCrypto sm3 0.5".into(),
+        }
+    }
+
+    /// Digest length in bytes.
+    pub fn output_len(&self) -> usize {
+        match self {
+            Operation::Pavelor(a, _) => a.output_len(),
+            Operation::Sm3 => 32,
+            _ => 64,
+        }
+    }
+
+    /// A ready-to-call hasher: everything that can fail (backend
+    /// availability) is checked here, once, before any timing.
+    pub fn prepare(&self) -> Result<Prepared, String> {
+        match self {
+            Operation::Pavelor(a, b) => a
+                .digest_with(*b, &[])
+                .map(|_| Prepared::Pavelor(*a, *b))
+                .map_err(|e| e.to_string()),
+            other => Ok(Prepared::Other(*other)),
+        }
+    }
+}
+
+impl fmt::Display for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Operation::Pavelor(a, b) => write!(f, "{a} ({b})"),
+            other => f.write_str(other.algorithm_name()),
+        }
+    }
+}
+
+/// An [`Operation`] ready to hash.
+#[derive(Clone, Debug)]
+pub enum Prepared {
+    /// A Pavelor instance and a backend checked to run here: each call is
+    /// the one-shot API `Algorithm::digest_with`.
+    Pavelor(Algorithm, Backend),
+    /// A comparison hash.
+    Other(Operation),
+}
+
+impl Prepared {
+    /// One one-shot call: hashes `msg` into the front of `out`.
+    #[inline]
+    pub fn hash(&self, msg: &[u8], out: &mut [u8; 128]) {
+        use digest::Digest;
+        match self {
+            Prepared::Pavelor(alg, backend) => {
+                if let Ok(d) = alg.digest_with(*backend, msg) {
+                    out[..d.len()].copy_from_slice(&d);
+                }
+            }
+            Prepared::Other(op) => match op {
+                Operation::Sha512 => out[..64].copy_from_slice(&sha2::Sha512::digest(msg)),
+                Operation::Sha3_512 => out[..64].copy_from_slice(&sha3::Sha3_512::digest(msg)),
+                Operation::Blake2b512 => {
+                    out[..64].copy_from_slice(&blake2::Blake2b512::digest(msg))
+                }
+                Operation::Blake3 => {
+                    let mut h = blake3::Hasher::new();
+                    h.update(msg);
+                    h.finalize_xof().fill(&mut out[..64]);
+                }
+                Operation::Sm3 => out[..32].copy_from_slice(&sm3::Sm3::digest(msg)),
+                Operation::Pavelor(..) => {}
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip() {
+        for op in Operation::pavelor_all()
+            .into_iter()
+            .chain(Operation::OTHERS)
+        {
+            assert_eq!(Operation::from_id(&op.id()), Some(op), "{op}");
+        }
+        assert_eq!(Operation::from_id("pavelor-512.nosuch"), None);
+        assert_eq!(Operation::from_id("md5"), None);
+    }
+
+    #[test]
+    fn known_digests() {
+        let mut out = [0u8; 128];
+        Operation::Sm3
+            .prepare()
+            .expect("sm3")
+            .hash(b"abc", &mut out);
+        assert_eq!(out[..4], [0x66, 0xc7, 0xf0, 0xf4]);
+        Operation::Pavelor(Algorithm::Pavelor512, Backend::Portable)
+            .prepare()
+            .expect("portable")
+            .hash(b"", &mut out);
+        assert_eq!(out[..4], [0xc5, 0x35, 0x78, 0xfa]);
+    }
+}

@@ -1,0 +1,167 @@
+//! The measured process: one trial of one operation at one message length.
+//!
+//! The parent ([`crate::campaign`]) starts this in a fresh process for every
+//! trial (fresh address-space layout), passing a [`TrialSpec`] as JSON; the
+//! worker prints a [`TrialResult`] as JSON. Between the two counter reads
+//! the worker runs nothing but the library's hashing calls.
+
+use std::hint::black_box;
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::{CounterKind, CycleCounter, monotonic_raw_ns};
+use crate::ops::Operation;
+
+/// The DRNG seed of the measured messages (SM3 DRNG of the ICCS KAT files).
+pub const MESSAGE_SEED: &[u8; 8] = b"PAVBENCH";
+
+/// What a worker is asked to do.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TrialSpec {
+    /// [`Operation::id`].
+    pub op: String,
+    /// Message length in bytes.
+    pub size: usize,
+    /// Timed calls; 0 means "estimate the time of one call" (calibration run).
+    pub calls: u64,
+    /// Use the tick counter even if the cycle counter is available.
+    pub force_ticks: bool,
+    /// Pin to this CPU.
+    pub cpu: Option<usize>,
+}
+
+/// What one trial measured.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TrialResult {
+    /// Timed calls.
+    pub calls: u64,
+    /// Counter delta over all timed calls.
+    pub cycles: u64,
+    /// `CLOCK_MONOTONIC_RAW` nanoseconds over all timed calls.
+    pub ns: u64,
+    /// The counter `cycles` came from.
+    pub counter: CounterKind,
+    /// Why the hardware cycle counter was not used, if it was not.
+    pub counter_note: Option<String>,
+    /// VmRSS after setup and the calibration call, KiB.
+    pub baseline_rss_kib: Option<u64>,
+    /// VmHWM (peak RSS) at the end, KiB.
+    pub peak_rss_kib: Option<u64>,
+    /// The CPU the trial was pinned to.
+    pub cpu: Option<usize>,
+    /// Process id of the trial.
+    pub pid: u32,
+}
+
+/// The reproducible message of `size` bytes: the first `8 * size` bits of a
+/// `get_random_number` call of the SM3 DRNG seeded with `PAVBENCH` × 8.
+pub fn message(size: usize) -> Vec<u8> {
+    pavelor_kat::Drng::new(&pavelor_kat::Drng::official_seed(MESSAGE_SEED))
+        .generate(8 * size as u64)
+}
+
+fn status_kib(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Pins the calling thread to `cpu`.
+pub fn pin(cpu: usize) -> Result<(), String> {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::sched::{CpuSet, sched_setaffinity};
+        use nix::unistd::Pid;
+        let mut set = CpuSet::new();
+        set.set(cpu).map_err(|e| format!("cpu {cpu}: {e}"))?;
+        sched_setaffinity(Pid::from_raw(0), &set).map_err(|e| format!("pinning to cpu {cpu}: {e}"))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = cpu;
+        Err("pinning is only implemented on Linux".into())
+    }
+}
+
+/// Runs one trial as `spec` says.
+pub fn run(spec: &TrialSpec) -> Result<TrialResult, String> {
+    if let Some(cpu) = spec.cpu {
+        pin(cpu)?;
+    }
+    let op =
+        Operation::from_id(&spec.op).ok_or_else(|| format!("unknown operation '{}'", spec.op))?;
+    let hasher = op.prepare()?;
+    let msg = message(spec.size);
+    let mut out = [0u8; 128];
+    let mut counter = CycleCounter::open(spec.force_ticks);
+
+    // The calibration call: warms caches, page tables and the branch predictors.
+    hasher.hash(black_box(&msg), &mut out);
+    black_box(&out);
+
+    let calls = if spec.calls == 0 {
+        estimate_calls(&hasher, &msg)
+    } else {
+        spec.calls
+    };
+    let baseline_rss_kib = status_kib("VmRSS:");
+
+    let (c0, t0) = (counter.read(), monotonic_raw_ns());
+    for _ in 0..calls {
+        hasher.hash(black_box(&msg), &mut out);
+        black_box(&out);
+    }
+    let (t1, c1) = (monotonic_raw_ns(), counter.read());
+
+    Ok(TrialResult {
+        calls,
+        cycles: c1.wrapping_sub(c0),
+        ns: t1 - t0,
+        counter: counter.kind(),
+        counter_note: counter.fallback_reason.clone(),
+        baseline_rss_kib,
+        peak_rss_kib: status_kib("VmHWM:"),
+        cpu: spec.cpu,
+        pid: std::process::id(),
+    })
+}
+
+/// For a calibration run: the number of calls that take about 20 ms.
+fn estimate_calls(hasher: &crate::ops::Prepared, msg: &[u8]) -> u64 {
+    let mut out = [0u8; 128];
+    let mut calls = 1u64;
+    loop {
+        let t0 = monotonic_raw_ns();
+        for _ in 0..calls {
+            hasher.hash(black_box(msg), &mut out);
+        }
+        if monotonic_raw_ns() - t0 >= 20_000_000 || calls >= 1 << 30 {
+            return calls;
+        }
+        calls *= 2;
+    }
+}
+
+/// The worker's entry point: reads the spec from `arg` (JSON), prints the
+/// result (JSON) on stdout. Returns the process exit status.
+pub fn main_with_arg(arg: &str) -> i32 {
+    let result = serde_json::from_str::<TrialSpec>(arg)
+        .map_err(|e| format!("bad trial spec: {e}"))
+        .and_then(|s| run(&s));
+    match result {
+        Ok(r) => match serde_json::to_string(&r) {
+            Ok(json) => {
+                println!("{json}");
+                0
+            }
+            Err(e) => {
+                eprintln!("pavelor trial: {e}");
+                1
+            }
+        },
+        Err(e) => {
+            eprintln!("pavelor trial: {e}");
+            1
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! `pavelor report`: the NICCS §3.5 report for this machine.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use pavelor_bench::campaign::{Method, WorkerCommand};
+use pavelor_bench::ops::Operation;
+use pavelor_bench::report::{self, Config, Progress, SIZES};
+
+#[derive(Args)]
+pub struct ReportArgs {
+    /// Directory for report.md, records/ and the charts.
+    #[arg(long, value_name = "DIR", default_value = "report")]
+    out: PathBuf,
+    /// Directory of the official KAT files [default: ../shared/kat from the repository root].
+    #[arg(long, value_name = "DIR")]
+    kat_dir: Option<PathBuf>,
+    /// Quick run: 3 trials of ~0.1 s per figure and no KAT_2_33 (the report states the method used).
+    #[arg(long)]
+    quick: bool,
+    /// Trials per figure, each in its own process [default: 5, or 3 with --quick].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    trials: Option<u32>,
+    /// Message lengths in bytes, comma-separated [default: S1..S8 = 32,128,512,1024,4096,8192,16384,65536].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=(1 << 26)))]
+    sizes: Vec<u32>,
+    /// Pin the trials to this CPU [default: the last CPU].
+    #[arg(long, value_name = "N")]
+    cpu: Option<usize>,
+    /// Use the time-stamp counter even where the hardware cycle counter is available.
+    #[arg(long)]
+    ticks: bool,
+    /// Skip the 3 x 1 GiB messages of KAT_2_33.
+    #[arg(long)]
+    skip_2_33: bool,
+    /// Only measure Pavelor (no SHA-512, SHA3-512, BLAKE2b, BLAKE3, SM3 comparison).
+    #[arg(long)]
+    no_compare: bool,
+}
+
+pub fn run(args: &ReportArgs) -> ExitCode {
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("pavelor: cannot find the pavelor executable to start trials: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut method = Method::standard();
+    if args.quick {
+        method.trials = 3;
+        method.target_ns = 100_000_000;
+        method.min_calls = 30;
+    }
+    if let Some(t) = args.trials {
+        method.trials = t as usize;
+    }
+    method.force_ticks = args.ticks;
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    method.cpu = Some(args.cpu.unwrap_or(cpus - 1));
+    if let Some(c) = method.cpu.filter(|&c| c >= cpus) {
+        eprintln!("pavelor: --cpu {c}: this machine has CPUs 0..{}", cpus - 1);
+        return ExitCode::FAILURE;
+    }
+    let mut ops = Operation::pavelor_all();
+    if !args.no_compare {
+        ops.extend(Operation::OTHERS);
+    }
+    let config = Config {
+        out_dir: args.out.clone(),
+        kat_dir: args.kat_dir.clone().unwrap_or_else(crate::kat::default_dir),
+        method,
+        sizes: if args.sizes.is_empty() {
+            SIZES.to_vec()
+        } else {
+            args.sizes.iter().map(|&s| s as usize).collect()
+        },
+        ops,
+        worker: WorkerCommand {
+            program: exe.clone(),
+            args: vec!["__trial".into()],
+        },
+        kat_2_33: !(args.skip_2_33 || args.quick),
+        command_line: std::env::args().collect(),
+        measured_exe: exe,
+    };
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut progress = |p: Progress<'_>| match p {
+        Progress::Phase(name, steps) => {
+            if let Some(b) = bar.take() {
+                b.finish_and_clear();
+            }
+            eprintln!("pavelor report: {name}");
+            bar = Some(crate::output::progress_bar(steps, name));
+        }
+        Progress::Step(what) => {
+            if let Some(b) = &bar {
+                b.set_message(what.to_string());
+                b.inc(1);
+            }
+        }
+    };
+    let result = report::run(&config, &mut progress);
+    if let Some(b) = bar.take() {
+        b.finish_and_clear();
+    }
+    match result {
+        Ok(c) => {
+            let failed = c.kat.iter().filter(|k| k.status == "FAIL").count();
+            println!(
+                "report written to {}",
+                config.out_dir.join("report.md").display()
+            );
+            println!(
+                "{} figures, {} KAT files checked ({failed} failed)",
+                c.measurements.len(),
+                c.kat.len()
+            );
+            if failed > 0 {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(e) => {
+            eprintln!("pavelor: report: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,427 @@
+//! Hashing many independent byte messages at once.
+//!
+//! A single message cannot go faster than one AES round per `AESENC`
+//! throughput slot; independent messages can share wide vector instructions
+//! instead. With VAES, one `vaesenc` on a `zmm` register performs the AES
+//! rounds of four messages at once (or two on a `ymm` register), so hashing a
+//! batch is up to about twice as fast per byte as hashing the messages one
+//! after the other (see the backend table in [`Backend`]).
+//!
+//! ```
+//! use pavelor::{P512, Pavelor512, batch};
+//!
+//! let inputs: [&[u8]; 3] = [b"", b"abc", &[0x5a; 1000]];
+//! let mut outputs = [Default::default(); 3];
+//! batch::hash_many::<P512>(&inputs, &mut outputs)?;
+//! assert_eq!(outputs[1], Pavelor512::digest(b"abc"));
+//! # Ok::<(), pavelor::batch::BatchError>(())
+//! ```
+//!
+//! * Messages are **byte** strings; messages whose length is not a multiple
+//!   of 8 bits go through the streaming API ([`crate::Pavelor::update_bits`]).
+//! * Messages may have different lengths. Each lane of the wide kernel
+//!   streams its own message; when a message ends its lane is refilled with
+//!   the next message of the batch, and when too few messages remain for the
+//!   wide kernel the remaining lanes move to a narrower kernel (4 → 2 → 1
+//!   lanes). These decisions depend only on the (public) message lengths,
+//!   never on message contents.
+//! * The digests are bit-identical to [`crate::Pavelor::digest`].
+//! * No allocation; `no_std`. The backend is chosen once per call.
+
+use core::fmt;
+
+use crate::backend::{Engine, LaneKernel, Lanes, wipe};
+use crate::paff::State;
+use crate::params::{MAX_RATE, P512, P768, P1024, Variant};
+use crate::{Algorithm, Backend, Error, Pavelor};
+use digest::Output;
+
+/// Errors of the batch API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BatchError {
+    /// The output buffer does not match the number of inputs: `outputs` is
+    /// the number of digests (or bytes, for the byte-buffer functions) given
+    /// and `expected` the number needed.
+    LengthMismatch {
+        /// Digests (or bytes) needed for the inputs.
+        expected: usize,
+        /// Digests (or bytes) given.
+        outputs: usize,
+    },
+    /// The requested backend cannot run on this CPU (see [`Error`]).
+    Backend(Error),
+}
+
+impl From<Error> for BatchError {
+    fn from(e: Error) -> Self {
+        BatchError::Backend(e)
+    }
+}
+
+impl fmt::Display for BatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BatchError::LengthMismatch { expected, outputs } => {
+                write!(f, "batch needs {expected} outputs but {outputs} were given")
+            }
+            BatchError::Backend(e) => fmt::Display::fmt(e, f),
+        }
+    }
+}
+
+impl core::error::Error for BatchError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            BatchError::Backend(e) => Some(e),
+            BatchError::LengthMismatch { .. } => None,
+        }
+    }
+}
+
+/// Hashes `inputs[i]` into `outputs[i]` for every `i`, with the fastest
+/// backend this CPU runs.
+///
+/// Errors: [`BatchError::LengthMismatch`] if `outputs.len() != inputs.len()`
+/// (nothing is written).
+pub fn hash_many<V: Variant>(
+    inputs: &[&[u8]],
+    outputs: &mut [Output<Pavelor<V>>],
+) -> Result<(), BatchError> {
+    hash_typed::<V>(Engine::best(), inputs, outputs)
+}
+
+/// Like [`hash_many`], with a given backend (and so a given batch kernel,
+/// see [`Backend`]).
+///
+/// Errors: [`BatchError::LengthMismatch`] as for [`hash_many`];
+/// [`BatchError::Backend`] with [`Error::BackendUnavailable`] if this CPU
+/// cannot run `backend`.
+pub fn hash_many_with<V: Variant>(
+    backend: Backend,
+    inputs: &[&[u8]],
+    outputs: &mut [Output<Pavelor<V>>],
+) -> Result<(), BatchError> {
+    hash_typed::<V>(Engine::new(backend)?, inputs, outputs)
+}
+
+/// Hashes `inputs[i]` with the instance `alg` into
+/// `out[i * alg.output_len() .. (i + 1) * alg.output_len()]`, with the
+/// fastest backend this CPU runs.
+///
+/// Errors: [`BatchError::LengthMismatch`] (counted in bytes) if
+/// `out.len() != inputs.len() * alg.output_len()` (nothing is written).
+pub fn hash_many_dyn(alg: Algorithm, inputs: &[&[u8]], out: &mut [u8]) -> Result<(), BatchError> {
+    hash_dyn(Engine::best(), alg, inputs, out)
+}
+
+/// Like [`hash_many_dyn`], with a given backend.
+///
+/// Errors: as [`hash_many_dyn`], plus [`BatchError::Backend`] if this CPU
+/// cannot run `backend`.
+pub fn hash_many_dyn_with(
+    alg: Algorithm,
+    backend: Backend,
+    inputs: &[&[u8]],
+    out: &mut [u8],
+) -> Result<(), BatchError> {
+    hash_dyn(Engine::new(backend)?, alg, inputs, out)
+}
+
+/// The number of messages the widest batch kernel of `backend` hashes at
+/// once (1 when the backend hashes batches one message at a time), or
+/// [`Error::BackendUnavailable`].
+pub fn lanes(backend: Backend) -> Result<usize, Error> {
+    let engine = Engine::new(backend)?;
+    Ok(if engine.x4().is_some() {
+        4
+    } else if engine.x2().is_some() {
+        2
+    } else {
+        1
+    })
+}
+
+fn hash_typed<V: Variant>(
+    engine: Engine,
+    inputs: &[&[u8]],
+    outputs: &mut [Output<Pavelor<V>>],
+) -> Result<(), BatchError> {
+    if outputs.len() != inputs.len() {
+        return Err(BatchError::LengthMismatch {
+            expected: inputs.len(),
+            outputs: outputs.len(),
+        });
+    }
+    run::<V>(
+        engine,
+        inputs,
+        Output::<Pavelor<V>>::slice_as_flattened_mut(outputs),
+    );
+    Ok(())
+}
+
+fn hash_dyn(
+    engine: Engine,
+    alg: Algorithm,
+    inputs: &[&[u8]],
+    out: &mut [u8],
+) -> Result<(), BatchError> {
+    let expected = inputs.len().saturating_mul(alg.output_len());
+    if out.len() != expected {
+        return Err(BatchError::LengthMismatch {
+            expected,
+            outputs: out.len(),
+        });
+    }
+    match alg {
+        Algorithm::Pavelor512 => run::<P512>(engine, inputs, out),
+        Algorithm::Pavelor768 => run::<P768>(engine, inputs, out),
+        Algorithm::Pavelor1024 => run::<P1024>(engine, inputs, out),
+    }
+    Ok(())
+}
+
+/// Where a lane's next block comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Whole blocks of the message (`rest`); once fewer than `RATE` bytes
+    /// are left, the padded final block is built into the lane's pad.
+    Body,
+    /// The padded final block in the lane's pad.
+    Final,
+    /// Pavelor-1024's second squeeze: the lane's pad is all zero (absorbing
+    /// zero is a bare Paff).
+    Squeeze,
+}
+
+/// One message in flight in a lane. The lane's pad buffer belongs to the
+/// driver; it is all zero except while the job is in [`Phase::Final`], and a
+/// job is never handed to another kernel in that phase.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    idx: usize,
+    rest: &'a [u8],
+    phase: Phase,
+}
+
+impl<'a> Job<'a> {
+    fn new(idx: usize, msg: &'a [u8]) -> Self {
+        Job {
+            idx,
+            rest: msg,
+            phase: Phase::Body,
+        }
+    }
+
+    /// Moves to the final block when fewer than `rate` message bytes remain:
+    /// `pad = rest || 0x80 || 0.. || 0x01` (10*1 padding for byte messages;
+    /// `pad` is all zero on entry).
+    fn prepare(&mut self, rate: usize, pad: &mut [u8; MAX_RATE]) {
+        if self.phase == Phase::Body && self.rest.len() < rate {
+            let n = self.rest.len();
+            pad[..n].copy_from_slice(self.rest);
+            pad[n] = 0x80;
+            pad[rate - 1] |= 0x01;
+            self.rest = &[];
+            self.phase = Phase::Final;
+        }
+    }
+
+    /// Whole blocks this lane can supply now (after `prepare`).
+    fn available(&self, rate: usize) -> usize {
+        match self.phase {
+            Phase::Body => self.rest.len() / rate,
+            Phase::Final | Phase::Squeeze => 1,
+        }
+    }
+
+    /// The next `k` blocks (`k <= available`), from the message or `pad`.
+    fn blocks<'p>(&self, k: usize, rate: usize, pad: &'p [u8; MAX_RATE]) -> &'p [u8]
+    where
+        'a: 'p,
+    {
+        match self.phase {
+            Phase::Body => &self.rest[..k * rate],
+            Phase::Final | Phase::Squeeze => &pad[..rate],
+        }
+    }
+}
+
+/// The messages not yet started, and where the digests go.
+struct Queue<'a, 'o> {
+    inputs: &'a [&'a [u8]],
+    next: usize,
+    out: &'o mut [u8],
+}
+
+impl<'a> Queue<'a, '_> {
+    fn pop(&mut self) -> Option<Job<'a>> {
+        let msg = self.inputs.get(self.next)?;
+        self.next += 1;
+        Some(Job::new(self.next - 1, msg))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.next >= self.inputs.len()
+    }
+}
+
+/// Lanes still running when a wide kernel hands over to a narrower one.
+struct Carry<'a> {
+    jobs: [Option<Job<'a>>; 4],
+    states: [State; 4],
+}
+
+impl Drop for Carry<'_> {
+    fn drop(&mut self) {
+        wipe(self.states.as_flattened_mut().as_flattened_mut());
+    }
+}
+
+fn run<V: Variant>(engine: Engine, inputs: &[&[u8]], out: &mut [u8]) {
+    debug_assert_eq!(out.len(), inputs.len() * V::DIGEST);
+    let mut queue = Queue {
+        inputs,
+        next: 0,
+        out,
+    };
+    let mut carry = Carry {
+        jobs: [None; 4],
+        states: [[[0; 16]; 20]; 4],
+    };
+    // A wide kernel is only worth entering with enough messages to fill
+    // more than half of its lanes (counts are public).
+    if let Some(k) = engine.x4().filter(|_| inputs.len() > 2) {
+        drive::<V, 4, _>(k, &mut queue, &mut carry);
+    }
+    let pending = inputs.len() - queue.next + carry.jobs.iter().flatten().count();
+    if let Some(k) = engine.x2().filter(|_| pending > 1) {
+        drive::<V, 2, _>(k, &mut queue, &mut carry);
+    }
+    drive::<V, 1, _>(engine, &mut queue, &mut carry);
+}
+
+/// Runs the `N`-lane kernel until every message is hashed, or (for `N > 1`)
+/// until no message is waiting and at most `N / 2` lanes are busy; those
+/// lanes are then left in `carry` for the next, narrower kernel.
+fn drive<'a, V: Variant, const N: usize, K: LaneKernel<N>>(
+    kernel: K,
+    queue: &mut Queue<'a, '_>,
+    carry: &mut Carry<'a>,
+) {
+    let rate = V::RATE;
+    let iv = V::IV;
+    let mut st: Lanes<N> = [[[0; 16]; N]; 20];
+    let mut jobs: [Option<Job<'a>>; N] = [None; N];
+    let mut pads = [[0u8; MAX_RATE]; N];
+
+    // Lanes handed over by a wider kernel (at most N of them: a kernel hands
+    // over only when at most half of its lanes are busy).
+    let mut lane = 0;
+    for (job, state) in carry.jobs.iter_mut().zip(&carry.states) {
+        if let Some(job) = job.take() {
+            set_lane(&mut st, lane, state);
+            jobs[lane] = Some(job);
+            lane += 1;
+        }
+    }
+
+    loop {
+        // Refill idle lanes from the queue.
+        for (l, slot) in jobs.iter_mut().enumerate() {
+            if slot.is_none() {
+                *slot = queue.pop();
+                if slot.is_some() {
+                    set_lane(&mut st, l, &iv);
+                }
+            }
+        }
+        let active = jobs.iter().filter(|j| j.is_some()).count();
+        if active == 0 {
+            break;
+        }
+        if N > 1 && queue.is_empty() && active <= N / 2 {
+            let mut c = 0;
+            for (l, slot) in jobs.iter_mut().enumerate() {
+                if let Some(job) = slot.take() {
+                    carry.states[c] = get_lane(&st, l);
+                    carry.jobs[c] = Some(job);
+                    c += 1;
+                }
+            }
+            break;
+        }
+
+        // The largest step every busy lane can take.
+        let mut k = usize::MAX;
+        for (job, pad) in jobs.iter_mut().zip(&mut pads) {
+            if let Some(job) = job {
+                job.prepare(rate, pad);
+                k = k.min(job.available(rate));
+            }
+        }
+        {
+            // Idle lanes hash a copy of a busy lane's blocks (discarded).
+            let filler = jobs
+                .iter()
+                .zip(&pads)
+                .find_map(|(j, pad)| j.map(|j| j.blocks(k, rate, pad)))
+                .unwrap_or(&[]);
+            let blocks: [&[u8]; N] =
+                core::array::from_fn(|l| jobs[l].map_or(filler, |j| j.blocks(k, rate, &pads[l])));
+            kernel.absorb_lanes(&mut st, blocks, rate);
+        }
+
+        // Advance every busy lane; write digests of finished messages.
+        for (l, slot) in jobs.iter_mut().enumerate() {
+            let Some(job) = slot else { continue };
+            let done = match job.phase {
+                Phase::Body => {
+                    job.rest = &job.rest[k * rate..];
+                    false
+                }
+                Phase::Final => {
+                    let first = V::DIGEST.min(rate);
+                    read_lane(&st, l, &mut queue.out[job.idx * V::DIGEST..][..first]);
+                    wipe(&mut pads[l]);
+                    if V::DIGEST > rate {
+                        job.phase = Phase::Squeeze;
+                        false
+                    } else {
+                        true
+                    }
+                }
+                Phase::Squeeze => {
+                    let dst = &mut queue.out[job.idx * V::DIGEST..][rate..V::DIGEST];
+                    read_lane(&st, l, dst);
+                    true
+                }
+            };
+            if done {
+                *slot = None;
+            }
+        }
+    }
+    wipe(st.as_flattened_mut().as_flattened_mut());
+    wipe(pads.as_flattened_mut());
+}
+
+/// Writes `state` into lane `l` of `st`.
+fn set_lane<const N: usize>(st: &mut Lanes<N>, l: usize, state: &State) {
+    for (sub, src) in st.iter_mut().zip(state) {
+        sub[l] = *src;
+    }
+}
+
+/// Reads lane `l` of `st`.
+fn get_lane<const N: usize>(st: &Lanes<N>, l: usize) -> State {
+    core::array::from_fn(|j| st[j][l])
+}
+
+/// Copies the first `dst.len()` bytes of lane `l`'s state into `dst`.
+fn read_lane<const N: usize>(st: &Lanes<N>, l: usize, dst: &mut [u8]) {
+    for (chunk, sub) in dst.chunks_mut(16).zip(st) {
+        chunk.copy_from_slice(&sub[l][..chunk.len()]);
+    }
+}

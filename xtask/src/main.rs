@@ -1,0 +1,205 @@
+//! `cargo xtask`: project automation for the Pavelor workspace (the alias is
+//! in `.cargo/config.toml`).
+//!
+//! `cargo xtask iccs --out DIR` builds the ICCS `CryptHash` library of
+//! `pavelor-ffi` once per instance and writes, for each instance,
+//! `DIR/Pavelor-<bits>/{libCryptHash.so, libCryptHash.a,
+//! CryptHash_AlgorithmInstance.h}`.
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use clap::{Args, Parser, Subcommand};
+use pavelor_ffi::Algorithm;
+
+/// Files copied from a cargo build of `pavelor-ffi` (`<target>/release/`).
+const LIBRARIES: [&str; 2] = ["libCryptHash.so", "libCryptHash.a"];
+/// The generated instance header.
+const HEADER: &str = "CryptHash_AlgorithmInstance.h";
+
+/// Project automation for the Pavelor workspace (run as `cargo xtask ...`).
+#[derive(Parser)]
+#[command(
+    name = "cargo xtask",
+    bin_name = "cargo xtask",
+    version,
+    propagate_version = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Build the ICCS CryptHash libraries (one per instance) with their headers.
+    ///
+    /// For each instance, runs `cargo build --release -p pavelor-ffi
+    /// --no-default-features --features instance-<bits>` in its own target
+    /// directory (so the builds do not overwrite each other), then writes
+    /// DIR/Pavelor-<bits>/libCryptHash.so, libCryptHash.a and
+    /// CryptHash_AlgorithmInstance.h. All builds finish before anything is
+    /// written; each file is written to a temporary name and renamed, so no
+    /// half-written file ever carries a final name.
+    Iccs(IccsArgs),
+}
+
+#[derive(Args)]
+struct IccsArgs {
+    /// Output directory (created if missing); gets one Pavelor-<bits>/
+    /// subdirectory per instance.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+
+    /// Build only this instance (512, 768, 1024 or e.g. Pavelor-768);
+    /// repeatable. Default: all three.
+    #[arg(long = "instance", value_name = "INSTANCE", value_parser = parse_instance)]
+    instances: Vec<Algorithm>,
+
+    /// Root of the per-instance cargo target directories
+    /// [default: $CARGO_TARGET_DIR/iccs, else <workspace>/target/iccs].
+    #[arg(long, value_name = "DIR")]
+    build_dir: Option<PathBuf>,
+
+    /// Pass --locked to the cargo builds.
+    #[arg(long)]
+    locked: bool,
+}
+
+fn parse_instance(s: &str) -> Result<Algorithm, String> {
+    s.parse()
+        .map_err(|_| format!("unknown instance '{s}' (expected 512, 768 or 1024)"))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Task::Iccs(args) => iccs(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (this crate lives in `<root>/xtask`).
+fn workspace_root() -> PathBuf {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
+}
+
+fn iccs(args: &IccsArgs) -> Result<(), String> {
+    let root = workspace_root();
+    let instances: Vec<Algorithm> = if args.instances.is_empty() {
+        Algorithm::ALL.to_vec()
+    } else {
+        let mut v = args.instances.clone();
+        v.sort_by_key(|a| a.output_bits());
+        v.dedup();
+        v
+    };
+    let build_root = match &args.build_dir {
+        Some(dir) => dir.clone(),
+        None => std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("target"))
+            .join("iccs"),
+    };
+
+    // Fail fast on an unusable output directory, before the slow builds.
+    fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+
+    // Build everything first: a failed build leaves the output untouched.
+    let mut built = Vec::new();
+    for &alg in &instances {
+        let target_dir = build_root.join(alg.name());
+        build_instance(&root, alg, &target_dir, args.locked)?;
+        built.push((alg, target_dir.join("release")));
+    }
+
+    for (alg, release_dir) in built {
+        let dest = args.out.join(alg.name());
+        fs::create_dir_all(&dest).map_err(|e| format!("cannot create {}: {e}", dest.display()))?;
+        for lib in LIBRARIES {
+            let src = release_dir.join(lib);
+            if !src.is_file() {
+                return Err(format!("cargo build did not produce {}", src.display()));
+            }
+            write_atomically(&dest.join(lib), |tmp| fs::copy(&src, tmp).map(drop))?;
+        }
+        let header = pavelor_ffi::header(alg);
+        write_atomically(&dest.join(HEADER), |tmp| fs::write(tmp, &header))?;
+        eprintln!(
+            "xtask: wrote {}/{{{}, {HEADER}}}",
+            dest.display(),
+            LIBRARIES.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// `cargo build --release -p pavelor-ffi` for one instance into `target_dir`.
+fn build_instance(
+    root: &Path,
+    alg: Algorithm,
+    target_dir: &Path,
+    locked: bool,
+) -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
+    let feature = format!("instance-{}", alg.output_bits());
+    eprintln!("xtask: building {} (feature {feature})", alg.name());
+    let mut cmd = Command::new(&cargo);
+    cmd.arg("build")
+        .arg("--release")
+        .arg("--manifest-path")
+        .arg(root.join("Cargo.toml"))
+        .args(["--package", "pavelor-ffi", "--lib", "--no-default-features"])
+        .args(["--features", &feature])
+        .arg("--target-dir")
+        .arg(target_dir)
+        // Deliverables for an ICCS harness: no debug info (the workspace's
+        // release profile keeps line tables for profiling the CLI).
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+        .env("CARGO_PROFILE_RELEASE_STRIP", "debuginfo");
+    if locked {
+        cmd.arg("--locked");
+    }
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", Path::new(&cargo).display()))?;
+    if !status.success() {
+        return Err(format!(
+            "cargo build of pavelor-ffi for {} failed ({status})",
+            alg.name()
+        ));
+    }
+    Ok(())
+}
+
+/// Creates `path` by letting `fill` write a temporary file in the same
+/// directory, syncing it and renaming it over `path`: `path` is never
+/// half-written. The temporary file is removed on failure.
+fn write_atomically(
+    path: &Path,
+    fill: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> Result<(), String> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = fill(&tmp)
+        .and_then(|()| fs::File::open(&tmp)?.sync_all())
+        .and_then(|()| fs::rename(&tmp, path));
+    result.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        format!("cannot write {}: {e}", path.display())
+    })
+}
