@@ -7,6 +7,7 @@
 //! * [`worker`] — the measured process (one trial).
 //! * [`campaign`] — calibration, trials, aggregation.
 //! * [`report`] — the report job: KATs, measurements, `report.md`, records, charts.
+//! * [`quick`] — `pavelor bench`: everything side by side in one process.
 
 pub mod campaign;
 pub mod chart;
@@ -16,5 +17,6 @@ pub mod env;
 pub mod hw;
 pub mod ops;
 pub mod output;
+pub mod quick;
 pub mod report;
 pub mod worker;

@@ -142,9 +142,16 @@ impl Prepared {
         use digest::Digest;
         match self {
             Prepared::Pavelor(alg, backend) => {
-                if let Ok(d) = alg.digest_with(*backend, msg) {
-                    out[..d.len()].copy_from_slice(&d);
-                }
+                // The typed one-shot API (what a Rust caller uses), so the
+                // figure carries no run-time-dispatch wrapper cost.
+                let _ = match alg {
+                    Algorithm::Pavelor512 => pavelor::Pavelor512::digest_with(*backend, msg)
+                        .map(|d| out[..64].copy_from_slice(&d)),
+                    Algorithm::Pavelor768 => pavelor::Pavelor768::digest_with(*backend, msg)
+                        .map(|d| out[..96].copy_from_slice(&d)),
+                    Algorithm::Pavelor1024 => pavelor::Pavelor1024::digest_with(*backend, msg)
+                        .map(|d| out[..128].copy_from_slice(&d)),
+                };
             }
             Prepared::Other(op) => match op {
                 Operation::Sha512 => out[..64].copy_from_slice(&sha2::Sha512::digest(msg)),

@@ -107,9 +107,19 @@ pub struct AesProbe {
 }
 
 impl AesProbe {
-    /// Lower bound on counter units per byte for a single message of `alg`.
+    /// Lower bound on counter units per byte for a long single message of
+    /// `alg`: `456 × t / rate`.
     pub fn bound_per_byte(&self, alg: Algorithm) -> f64 {
         AES_ROUNDS_PER_PAFF * self.per_aesenc / alg.rate_len() as f64
+    }
+
+    /// Lower bound on counter units for one hash of a `size`-byte message:
+    /// its Paff calls (`size / rate + 1` absorbing, one more squeezing for
+    /// Pavelor-1024) at full AES throughput.
+    pub fn bound_per_call(&self, alg: Algorithm, size: usize) -> f64 {
+        let squeeze = alg.output_len().div_ceil(alg.rate_len()) - 1;
+        let paffs = size / alg.rate_len() + 1 + squeeze;
+        paffs as f64 * AES_ROUNDS_PER_PAFF * self.per_aesenc
     }
 }
 

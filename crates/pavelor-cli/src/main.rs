@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use pavelor::{Algorithm, Backend};
 
+mod bench;
 mod kat;
 mod output;
 mod report;
@@ -29,6 +30,8 @@ enum Command {
     /// The ICCS known-answer-test files.
     #[command(subcommand)]
     Kat(kat::KatCommand),
+    /// Throughput of every instance and backend beside SHA-512, SHA3-512, BLAKE2b, BLAKE3 and SM3.
+    Bench(bench::BenchArgs),
     /// Measure this machine and write the NICCS §3.5 report (report.md, records/, charts).
     Report(report::ReportArgs),
     /// Internal: one measurement trial (started by `report`).
@@ -82,6 +85,7 @@ fn main() -> ExitCode {
         Command::Sum(args) => sum::run(&args),
         Command::Kat(cmd) => kat::run(&cmd),
         Command::Report(args) => report::run(&args),
+        Command::Bench(args) => bench::run(&args),
         Command::Trial { spec } => {
             ExitCode::from(pavelor_bench::worker::main_with_arg(&spec) as u8)
         }

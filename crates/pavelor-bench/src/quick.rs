@@ -1,0 +1,282 @@
+//! `pavelor bench`: one in-process run that puts every Pavelor instance and
+//! backend, the batched API and the usual alternatives side by side, with
+//! the AES-round throughput bound measured in the same run.
+//!
+//! This is the quick comparison for developers; the NICCS-method figures
+//! (separate processes, trials, evidence records) come from [`crate::report`].
+
+use std::hint::black_box;
+
+use pavelor::{Algorithm, Backend};
+use serde::Serialize;
+
+use crate::clock::{CounterKind, CycleCounter, monotonic_raw_ns};
+use crate::ops::{Operation, Prepared};
+use crate::report::{AesProbe, aes_probe};
+use crate::worker::message;
+
+/// Messages per call of the batched API.
+pub const BATCH: usize = 16;
+
+/// One thing to time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BenchOp {
+    /// A one-shot hash call.
+    Single(Operation),
+    /// `hash_many` over [`BATCH`] messages of the same length.
+    Batch(Algorithm, Backend),
+}
+
+impl BenchOp {
+    /// Display name.
+    pub fn name(&self) -> String {
+        match self {
+            BenchOp::Single(op) => op.to_string(),
+            BenchOp::Batch(a, b) => format!("{a} ({b}, hash_many ×{BATCH})"),
+        }
+    }
+
+    /// Every op `pavelor bench` measures by default: each instance on each
+    /// backend, the batched API on each backend with more than one lane, and
+    /// the comparison hashes.
+    pub fn all() -> Vec<BenchOp> {
+        let mut ops: Vec<BenchOp> = Operation::pavelor_all()
+            .into_iter()
+            .map(BenchOp::Single)
+            .collect();
+        for alg in Algorithm::ALL {
+            for &b in Backend::ALL {
+                if pavelor::batch::lanes(b).is_ok_and(|l| l > 1) {
+                    ops.push(BenchOp::Batch(alg, b));
+                }
+            }
+        }
+        ops.extend(Operation::OTHERS.into_iter().map(BenchOp::Single));
+        ops
+    }
+}
+
+/// One measured figure.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// What was measured.
+    pub name: String,
+    /// Message length in bytes.
+    pub size: usize,
+    /// Bytes hashed per call (size, or size × BATCH).
+    pub bytes_per_call: usize,
+    /// Timed calls.
+    pub calls: u64,
+    /// Counter units per message byte.
+    pub per_byte: f64,
+    /// Throughput, 10^6 bytes per second.
+    pub mb_per_s: f64,
+    /// Throughput relative to SHA-512 at the same size, if measured.
+    pub vs_sha512: Option<f64>,
+    /// AES-throughput bound for this message length (its Paff calls at full
+    /// AESENC throughput) divided by the measured figure (1.0 = at the
+    /// bound), for hardware-AES Pavelor rows.
+    pub of_bound: Option<f64>,
+}
+
+/// The whole run.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchOutput {
+    /// Counter used for `per_byte`.
+    pub counter: CounterKind,
+    /// Its unit.
+    pub unit: &'static str,
+    /// Why the cycle counter is not used, if it is not.
+    pub counter_note: Option<String>,
+    /// The AES probe (x86 with AES-NI).
+    pub aes_probe: Option<AesProbe>,
+    /// The figures.
+    pub rows: Vec<Row>,
+}
+
+enum Callable {
+    Single(Prepared),
+    Batch(Algorithm, Backend, Vec<u8>),
+}
+
+impl Callable {
+    #[inline]
+    fn call(&mut self, msg: &[u8], out: &mut [u8; 128]) {
+        match self {
+            Callable::Single(p) => p.hash(msg, out),
+            Callable::Batch(alg, backend, buf) => {
+                let inputs = [msg; BATCH];
+                let _ = pavelor::batch::hash_many_dyn_with(*alg, *backend, &inputs, buf);
+                black_box(&buf);
+            }
+        }
+    }
+}
+
+/// Times `op` at `size` for about `target_ns`; returns (calls, counter delta, ns).
+fn time_op(
+    op: BenchOp,
+    size: usize,
+    target_ns: u64,
+    counter: &mut CycleCounter,
+) -> Result<(u64, u64, u64), String> {
+    let mut callable = match op {
+        BenchOp::Single(o) => Callable::Single(o.prepare()?),
+        BenchOp::Batch(a, b) => {
+            pavelor::batch::lanes(b).map_err(|e| e.to_string())?;
+            Callable::Batch(a, b, vec![0u8; BATCH * a.output_len()])
+        }
+    };
+    let msg = message(size);
+    let mut out = [0u8; 128];
+    callable.call(&msg, &mut out); // warm-up / calibration call
+    let mut calls = 1u64;
+    let mut elapsed;
+    loop {
+        let t0 = monotonic_raw_ns();
+        for _ in 0..calls {
+            callable.call(black_box(&msg), &mut out);
+        }
+        elapsed = monotonic_raw_ns() - t0;
+        if elapsed >= target_ns / 10 || calls >= 1 << 30 {
+            break;
+        }
+        calls *= 2;
+    }
+    let calls = ((calls as f64) * target_ns as f64 / elapsed.max(1) as f64)
+        .ceil()
+        .max(1.0) as u64;
+    let (c0, t0) = (counter.read(), monotonic_raw_ns());
+    for _ in 0..calls {
+        callable.call(black_box(&msg), &mut out);
+        black_box(&out);
+    }
+    let (t1, c1) = (monotonic_raw_ns(), counter.read());
+    Ok((calls, c1.wrapping_sub(c0), t1 - t0))
+}
+
+/// Runs every op at every size. `progress` is told each step (name, size).
+pub fn run(
+    ops: &[BenchOp],
+    sizes: &[usize],
+    target_ns: u64,
+    progress: &mut dyn FnMut(&str, usize),
+) -> Result<BenchOutput, String> {
+    let mut counter = CycleCounter::open(false);
+    let probe = aes_probe(false).filter(|p| p.counter == counter.kind());
+    let mut rows = Vec::new();
+    for &size in sizes {
+        for &op in ops {
+            progress(&op.name(), size);
+            let (calls, cycles, ns) = time_op(op, size, target_ns, &mut counter)?;
+            let bytes_per_call = match op {
+                BenchOp::Batch(..) => size * BATCH,
+                BenchOp::Single(_) => size,
+            };
+            let total = (calls * bytes_per_call as u64) as f64;
+            let per_byte = cycles as f64 / total;
+            let bound = match op {
+                BenchOp::Single(Operation::Pavelor(a, b)) if b != Backend::Portable => probe
+                    .as_ref()
+                    .map(|p| p.bound_per_call(a, size) / size as f64),
+                // A batch of 4 lanes shares one zmm instruction per 4 AES
+                // rounds: its bound is the single bound scaled by the probe's
+                // per-block cost in the wide kernel, which the probe does not
+                // measure; leave it out rather than guess.
+                _ => None,
+            };
+            rows.push(Row {
+                name: op.name(),
+                size,
+                bytes_per_call,
+                calls,
+                per_byte,
+                mb_per_s: total * 1e3 / ns.max(1) as f64,
+                vs_sha512: None,
+                of_bound: bound.map(|b| b / per_byte),
+            });
+        }
+        let sha = rows
+            .iter()
+            .find(|r| r.size == size && r.name == Operation::Sha512.to_string())
+            .map(|r| r.mb_per_s);
+        if let Some(sha) = sha {
+            for r in rows.iter_mut().filter(|r| r.size == size) {
+                r.vs_sha512 = Some(r.mb_per_s / sha);
+            }
+        }
+    }
+    Ok(BenchOutput {
+        counter: counter.kind(),
+        unit: counter.kind().unit(),
+        counter_note: counter.fallback_reason.clone(),
+        aes_probe: probe,
+        rows,
+    })
+}
+
+/// The human-readable table.
+pub fn render_text(b: &BenchOutput) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "counter: {}{}",
+        b.unit,
+        b.counter_note
+            .as_ref()
+            .map_or(String::new(), |n| format!(" ({n})"))
+    );
+    if let Some(p) = &b.aes_probe {
+        let _ = writeln!(
+            s,
+            "AESENC at full throughput: {:.3} {} ({} chains); single-message bound: {}",
+            p.per_aesenc,
+            b.unit,
+            p.chains,
+            Algorithm::ALL
+                .iter()
+                .map(|&a| format!("{a} {:.3}/B", p.bound_per_byte(a)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let mut sizes: Vec<usize> = b.rows.iter().map(|r| r.size).collect();
+    sizes.dedup();
+    let width = b
+        .rows
+        .iter()
+        .map(|r| r.name.len())
+        .max()
+        .unwrap_or(10)
+        .max(10);
+    for size in sizes {
+        let _ = writeln!(s, "\nmessage length {size} B");
+        let _ = writeln!(
+            s,
+            "  {:<width$} {:>10} {:>12} {:>10} {:>9}",
+            "hash",
+            "MB/s",
+            format!("{}/B", short(b.unit)),
+            "vs SHA-512",
+            "of bound"
+        );
+        for r in b.rows.iter().filter(|r| r.size == size) {
+            let _ = writeln!(
+                s,
+                "  {:<width$} {:>10.1} {:>12.3} {:>10} {:>9}",
+                r.name,
+                r.mb_per_s,
+                r.per_byte,
+                r.vs_sha512.map_or("-".into(), |v| format!("{v:.2}x")),
+                r.of_bound
+                    .map_or("-".into(), |v| format!("{:.0}%", 100.0 * v))
+            );
+        }
+    }
+    s
+}
+
+fn short(unit: &str) -> &str {
+    unit.split_whitespace().next().unwrap_or(unit)
+}

@@ -1,0 +1,70 @@
+//! `pavelor bench`: Pavelor beside SHA-512, SHA3-512, BLAKE2b, BLAKE3 and SM3,
+//! in one process, with the AES-round bound measured in the same run.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use pavelor_bench::quick::{self, BenchOp};
+use pavelor_bench::report::SIZES;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Print the results as JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Message lengths in bytes, comma-separated [default: S1..S8 = 32,128,512,1024,4096,8192,16384,65536].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=(1 << 26)))]
+    sizes: Vec<u32>,
+    /// Seconds of timed calls per figure.
+    #[arg(long, value_name = "S", default_value_t = 0.15, value_parser = parse_seconds)]
+    seconds: f64,
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.001..=60.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a number of seconds between 0.001 and 60"
+        )),
+    }
+}
+
+pub fn run(args: &BenchArgs) -> ExitCode {
+    let sizes: Vec<usize> = if args.sizes.is_empty() {
+        SIZES.to_vec()
+    } else {
+        args.sizes.iter().map(|&s| s as usize).collect()
+    };
+    let ops = BenchOp::all();
+    let bar = crate::output::progress_bar((ops.len() * sizes.len()) as u64, "pavelor bench");
+    let result = quick::run(
+        &ops,
+        &sizes,
+        (args.seconds * 1e9) as u64,
+        &mut |name, size| {
+            bar.set_message(format!("{name} {size} B"));
+            bar.inc(1);
+        },
+    );
+    bar.finish_and_clear();
+    match result {
+        Ok(out) => {
+            if args.json {
+                match serde_json::to_string_pretty(&out) {
+                    Ok(j) => println!("{j}"),
+                    Err(e) => {
+                        eprintln!("pavelor: bench: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            } else {
+                print!("{}", quick::render_text(&out));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("pavelor: bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
