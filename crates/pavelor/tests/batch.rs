@@ -184,7 +184,7 @@ fn unavailable_backend_is_an_error() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    // Cases: proptest's default (256) or PROPTEST_CASES (10^4 in CI's release run).
 
     #[test]
     fn batch_matches_single(
