@@ -2,11 +2,23 @@
 
 use std::fs;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-/// Writes `bytes` to `path` through a temporary file in the same directory
-/// and a rename: an interrupted run leaves either the old file or the new
-/// one under `path`, never a partial one.
+/// Temporary files being written right now, so that an interrupt handler
+/// can remove them ([`remove_temp_files`]).
+static IN_FLIGHT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn in_flight() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    IN_FLIGHT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory,
+/// `fsync`, a rename and an `fsync` of the directory: an interrupted run (or
+/// a crash) leaves either the old file or the new one under `path`, never a
+/// partial one.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path
         .parent()
@@ -20,16 +32,29 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
         name.to_string_lossy(),
         std::process::id()
     ));
+    in_flight().push(tmp.clone());
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
-        fs::rename(&tmp, path)
+        fs::rename(&tmp, path)?;
+        // Make the rename itself durable.
+        fs::File::open(dir)?.sync_all()
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
+    in_flight().retain(|p| p != &tmp);
     result
+}
+
+/// Removes the temporary files of writes still in progress. For an
+/// interrupt (SIGINT) handler: the final names are untouched either way; this
+/// only tidies the hidden `.NAME.tmp-PID` files away.
+pub fn remove_temp_files() {
+    for tmp in in_flight().drain(..) {
+        let _ = fs::remove_file(tmp);
+    }
 }
 
 #[cfg(test)]

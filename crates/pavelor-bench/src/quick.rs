@@ -230,7 +230,8 @@ pub fn render_text(b: &BenchOutput) -> String {
     if let Some(p) = &b.aes_probe {
         let _ = writeln!(
             s,
-            "AESENC at full throughput: {:.3} {} ({} chains); single-message bound: {}",
+            "{} at full throughput: {:.3} {} ({} chains); single-message bound: {}",
+            crate::hw::aes_round_name(),
             p.per_aesenc,
             b.unit,
             p.chains,

@@ -81,6 +81,13 @@ fn parse_backend(s: &str) -> Result<Backend, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Ctrl-C: outputs are written by temp file + rename, so the final names
+    // are never partial; remove the hidden temp files of writes in flight.
+    // (Without a handler the default action would leave them behind.)
+    let _ = ctrlc::set_handler(|| {
+        pavelor_bench::output::remove_temp_files();
+        std::process::exit(130);
+    });
     match cli.command {
         Command::Sum(args) => sum::run(&args),
         Command::Kat(cmd) => kat::run(&cmd),

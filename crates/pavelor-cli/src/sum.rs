@@ -5,18 +5,21 @@ use std::borrow::Cow;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
 use pavelor::{Algorithm, Backend, DynHasher, DynOutput};
 
+// The sums-file line format, self-contained (std + `pavelor::Algorithm`) so
+// that the fuzz target in `fuzz/` can include the very same file.
+mod lines;
+#[cfg(test)]
+use lines::{Entry, MAX_LINE, unescape};
+use lines::{LineRead, needs_escape, next_line, parse_line, write_escaped};
+
 /// Size of the read buffer that inputs are streamed through.
 const BUF_LEN: usize = 64 * 1024;
-
-/// Longest line of a sums file that is looked at; longer lines are
-/// skipped (and count as improperly formatted) without being kept in memory.
-const MAX_LINE: usize = 1 << 20;
 
 /// The name that stands for standard input.
 const STDIN_NAME: &str = "-";
@@ -158,172 +161,6 @@ fn bytes_os(name: &[u8]) -> Cow<'_, OsStr> {
         Cow::Borrowed(s) => Cow::Borrowed(OsStr::new(s)),
         Cow::Owned(s) => Cow::Owned(OsString::from(s)),
     }
-}
-
-/// Whether a name must be written escaped (GNU style).
-fn needs_escape(name: &[u8]) -> bool {
-    name.iter().any(|&b| b == b'\\' || b == b'\n')
-}
-
-/// Writes `name` with `\` as `\\` and newline as `\n`.
-fn write_escaped(w: &mut impl Write, name: &[u8]) -> io::Result<()> {
-    let mut rest = name;
-    while let Some(pos) = rest.iter().position(|&b| b == b'\\' || b == b'\n') {
-        w.write_all(&rest[..pos])?;
-        w.write_all(if rest[pos] == b'\\' { b"\\\\" } else { b"\\n" })?;
-        rest = &rest[pos + 1..];
-    }
-    w.write_all(rest)
-}
-
-/// Undoes [`write_escaped`]; `None` for an unknown escape or a lone `\` at
-/// the end.
-fn unescape(name: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(name.len());
-    let mut it = name.iter();
-    while let Some(&b) = it.next() {
-        if b == b'\\' {
-            match it.next()? {
-                b'\\' => out.push(b'\\'),
-                b'n' => out.push(b'\n'),
-                _ => return None,
-            }
-        } else {
-            out.push(b);
-        }
-    }
-    Some(out)
-}
-
-fn nibble(c: u8) -> Option<u8> {
-    (c as char).to_digit(16).map(|v| v as u8)
-}
-
-/// Decodes an even number of hex digits (either case).
-fn decode_hex(hex: &[u8]) -> Option<Vec<u8>> {
-    if !hex.len().is_multiple_of(2) {
-        return None;
-    }
-    hex.chunks_exact(2)
-        .map(|p| Some((nibble(p[0])? << 4) | nibble(p[1])?))
-        .collect()
-}
-
-/// One properly formatted line of a sums file.
-#[derive(Debug, PartialEq, Eq)]
-struct Entry {
-    alg: Algorithm,
-    digest: Vec<u8>,
-    name: Vec<u8>,
-}
-
-/// Parses one line of a sums file (without its line ending): `HEX  NAME`,
-/// `HEX *NAME` or `Pavelor-NNN (NAME) = HEX`, optionally escaped with a
-/// leading `\`. Plain lines are of instance `default`.
-fn parse_line(line: &[u8], default: Algorithm) -> Option<Entry> {
-    let mut s = line;
-    while let [b' ' | b'\t', rest @ ..] = s {
-        s = rest;
-    }
-    let escaped = match s {
-        [b'\\', rest @ ..] => {
-            s = rest;
-            true
-        }
-        _ => false,
-    };
-    let (alg, hex, name) = match s.strip_prefix(b"Pavelor-") {
-        Some(tagged) => parse_tagged(tagged)?,
-        None => parse_plain(s, default)?,
-    };
-    let digest = decode_hex(hex)?;
-    let name = if escaped {
-        unescape(name)?
-    } else {
-        name.to_vec()
-    };
-    if name.is_empty() {
-        return None;
-    }
-    Some(Entry { alg, digest, name })
-}
-
-/// `NNN (NAME) = HEX` (the part after `Pavelor-`). The name is everything up
-/// to the last `)`, so names holding `)` work.
-fn parse_tagged(s: &[u8]) -> Option<(Algorithm, &[u8], &[u8])> {
-    let ndigits = s.iter().take_while(|b| b.is_ascii_digit()).count();
-    let bits: u32 = std::str::from_utf8(&s[..ndigits]).ok()?.parse().ok()?;
-    let alg = Algorithm::from_output_bits(bits)?;
-    let s = &s[ndigits..];
-    let s = s.strip_prefix(b" ").unwrap_or(s).strip_prefix(b"(")?;
-    let close = s.iter().rposition(|&b| b == b')')?;
-    let (name, rest) = (&s[..close], &s[close + 1..]);
-    let rest = rest.strip_prefix(b" ").unwrap_or(rest).strip_prefix(b"=")?;
-    let hex = rest.strip_prefix(b" ").unwrap_or(rest);
-    (hex.len() == 2 * alg.output_len()).then_some((alg, hex, name))
-}
-
-/// `HEX  NAME` or `HEX *NAME`, with exactly the hex digits of `alg`.
-fn parse_plain(s: &[u8], alg: Algorithm) -> Option<(Algorithm, &[u8], &[u8])> {
-    let ndigits = s.iter().take_while(|b| b.is_ascii_hexdigit()).count();
-    if ndigits != 2 * alg.output_len() {
-        return None;
-    }
-    let (hex, rest) = s.split_at(ndigits);
-    match rest {
-        [b' ' | b'\t', b' ' | b'*', name @ ..] => Some((alg, hex, name)),
-        _ => None,
-    }
-}
-
-/// What [`next_line`] read.
-enum LineRead {
-    /// End of input.
-    Eof,
-    /// A line (in the buffer, without `\n`).
-    Full,
-    /// A line longer than [`MAX_LINE`]: skipped, the buffer is empty.
-    TooLong,
-}
-
-/// Reads the next line into `line` (without its `\n`), keeping at most
-/// [`MAX_LINE`] bytes in memory.
-fn next_line(r: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<LineRead> {
-    line.clear();
-    let mut any = false;
-    let mut too_long = false;
-    loop {
-        let buf = match r.fill_buf() {
-            Ok(buf) => buf,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if buf.is_empty() {
-            break;
-        }
-        any = true;
-        let (chunk, used, done) = match buf.iter().position(|&b| b == b'\n') {
-            Some(pos) => (&buf[..pos], pos + 1, true),
-            None => (buf, buf.len(), false),
-        };
-        if !too_long {
-            if line.len() + chunk.len() > MAX_LINE {
-                too_long = true;
-                line.clear();
-            } else {
-                line.extend_from_slice(chunk);
-            }
-        }
-        r.consume(used);
-        if done {
-            break;
-        }
-    }
-    Ok(match (any, too_long) {
-        (false, _) => LineRead::Eof,
-        (true, false) => LineRead::Full,
-        (true, true) => LineRead::TooLong,
-    })
 }
 
 /// `N thing(s) VERB`, with GNU's singular/plural wording.

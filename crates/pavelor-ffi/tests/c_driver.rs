@@ -166,6 +166,45 @@ fn c_driver_against_shared_and_static_libraries() {
             let stdout = String::from_utf8_lossy(&out.stdout);
             eprintln!("{}: {}", exe.display(), stdout.trim());
             assert!(stdout.contains(&format!("{name}: 4097 KAT records OK, error cases OK")));
+            memcheck_driver(exe, &kat, name);
         }
     }
+}
+
+/// The same driver run (all KAT records, NULL and short-length error cases)
+/// under valgrind memcheck: no invalid read or write, no use of
+/// uninitialised memory, no leak. Skipped with a printed reason when
+/// valgrind is missing, unless `PAVELOR_REQUIRE_VALGRIND=1` (CI).
+fn memcheck_driver(exe: &Path, kat: &Path, name: &str) {
+    if !Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        assert!(
+            std::env::var_os("PAVELOR_REQUIRE_VALGRIND").is_none_or(|v| v != "1"),
+            "valgrind is required (PAVELOR_REQUIRE_VALGRIND=1) but cannot be run"
+        );
+        eprintln!(
+            "SKIPPED: valgrind is not installed; {} not run under memcheck",
+            exe.display()
+        );
+        return;
+    }
+    let out = run(Command::new("valgrind")
+        .args([
+            "--tool=memcheck",
+            "--leak-check=full",
+            "--errors-for-leak-kinds=definite,indirect,possible",
+            "--error-exitcode=1",
+        ])
+        .arg(exe)
+        .env_remove("LD_LIBRARY_PATH")
+        .arg(kat)
+        .arg("4097"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.contains(&format!("{name}: 4097 KAT records OK, error cases OK")));
+    assert!(stderr.contains("ERROR SUMMARY: 0 errors"), "{stderr}");
+    eprintln!("{} under memcheck: 0 errors, no leaks", exe.display());
 }

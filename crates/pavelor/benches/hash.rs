@@ -8,7 +8,11 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use pavelor::{Algorithm, Backend, batch};
+use pavelor::{Algorithm, batch};
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::backends;
 
 const SIZES: [usize; 8] = [32, 128, 512, 1024, 4096, 8192, 16384, 65536];
 const BATCH: usize = 16;
@@ -16,20 +20,6 @@ const BATCH: usize = 16;
 fn message(len: usize) -> Vec<u8> {
     (0..len)
         .map(|i| (i as u8).wrapping_mul(31).wrapping_add(7))
-        .collect()
-}
-
-fn backends() -> Vec<Backend> {
-    Backend::ALL
-        .iter()
-        .copied()
-        .filter(|b| {
-            let ok = b.is_available();
-            if !ok {
-                eprintln!("skipped backend {b}: not supported by this CPU");
-            }
-            ok
-        })
         .collect()
 }
 

@@ -91,7 +91,13 @@ impl fmt::Display for Error {
             }
             Error::AfterPartialByte => f.write_str("more bits given after a partial final byte"),
             Error::BackendUnavailable(b) => write!(f, "backend '{b}' is not supported by this CPU"),
-            Error::UnknownBackend => f.write_str("unknown backend (expected portable or aesni)"),
+            Error::UnknownBackend => {
+                f.write_str("unknown backend (expected one of:")?;
+                for b in Backend::ALL {
+                    write!(f, " {b}")?;
+                }
+                f.write_str(")")
+            }
             Error::UnknownAlgorithm => f.write_str("unknown instance (expected 512, 768 or 1024)"),
         }
     }

@@ -8,22 +8,10 @@ use pavelor::digest::Output;
 use pavelor::{Algorithm, Backend, Error, P512, P768, P1024, Pavelor, Variant};
 use proptest::prelude::*;
 
-const SIZES: [usize; 10] = [0, 1, 2, 3, 4, 5, 7, 8, 9, 17];
+mod common;
+use common::backends;
 
-/// Every backend this CPU runs; the others are reported, not hidden.
-fn backends() -> Vec<Backend> {
-    Backend::ALL
-        .iter()
-        .copied()
-        .filter(|b| {
-            let ok = b.is_available();
-            if !ok {
-                eprintln!("skipped batch kernel {b}: not supported by this CPU");
-            }
-            ok
-        })
-        .collect()
-}
+const SIZES: [usize; 10] = [0, 1, 2, 3, 4, 5, 7, 8, 9, 17];
 
 struct Rng(u64);
 

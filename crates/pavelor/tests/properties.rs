@@ -8,13 +8,8 @@ use pavelor::paff::{self, State};
 use pavelor::{Algorithm, Backend, DynHasher};
 use proptest::prelude::*;
 
-fn backends() -> Vec<Backend> {
-    Backend::ALL
-        .iter()
-        .copied()
-        .filter(|b| b.is_available())
-        .collect()
-}
+mod common;
+use common::backends;
 
 /// Straightforward model of the whole hash: build `M || 1 || 0^k || 1` as a
 /// list of bits, absorb it block by block, squeeze, using only the bare

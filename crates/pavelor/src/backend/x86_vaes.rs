@@ -233,8 +233,14 @@ unsafe fn x4_impl<const RS: usize>(st: &mut Lanes<4>, blocks: &[&[u8]; 4], nbloc
 fn x2_body<const RS: usize>(st: &mut Lanes<2>, blocks: &[&[u8]; 2], nblocks: usize) {
     // SAFETY: `st[j]` is 32 contiguous bytes (2 lanes x 16); `loadu` is
     // unaligned; AVX is enabled in both instantiations.
-    let mut s: [__m256i; SUBBLOCKS] =
-        core::array::from_fn(|j| unsafe { _mm256_loadu_si256(st[j].as_ptr().cast()) });
+    // A plain loop rather than `array::from_fn`: a closure does not inherit
+    // the caller's target features, so the loads would stay out of line.
+    // SAFETY: all-zero is a valid `__m256i`.
+    let mut s: [__m256i; SUBBLOCKS] = unsafe { core::mem::zeroed() };
+    for (v, src) in s.iter_mut().zip(st.iter()) {
+        // SAFETY: as above: 32 readable bytes, unaligned load.
+        *v = unsafe { _mm256_loadu_si256(src.as_ptr().cast()) };
+    }
     let p = blocks.map(|b| b.as_ptr());
     for b in 0..nblocks {
         let base = b * 16 * RS;

@@ -1,0 +1,180 @@
+//! The line format of `pavelor sum --check` files: parsing one line, GNU
+//! name escaping, and a line reader with bounded memory.
+//!
+//! Self-contained on purpose (only `std` and `pavelor::Algorithm`): the fuzz
+//! target `fuzz/fuzz_targets/sums_line.rs` includes this very file with
+//! `#[path]`, so what is fuzzed is what the binary runs.
+
+use std::io::{self, BufRead, Write};
+
+use pavelor::Algorithm;
+
+/// Longest line of a sums file that is looked at; longer lines are
+/// skipped (and count as improperly formatted) without being kept in memory.
+pub(crate) const MAX_LINE: usize = 1 << 20;
+
+/// Whether a name must be written escaped (GNU style).
+pub(crate) fn needs_escape(name: &[u8]) -> bool {
+    name.iter().any(|&b| b == b'\\' || b == b'\n')
+}
+
+/// Writes `name` with `\` as `\\` and newline as `\n`.
+pub(crate) fn write_escaped(w: &mut impl Write, name: &[u8]) -> io::Result<()> {
+    let mut rest = name;
+    while let Some(pos) = rest.iter().position(|&b| b == b'\\' || b == b'\n') {
+        w.write_all(&rest[..pos])?;
+        w.write_all(if rest[pos] == b'\\' { b"\\\\" } else { b"\\n" })?;
+        rest = &rest[pos + 1..];
+    }
+    w.write_all(rest)
+}
+
+/// Undoes [`write_escaped`]; `None` for an unknown escape or a lone `\` at
+/// the end.
+pub(crate) fn unescape(name: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(name.len());
+    let mut it = name.iter();
+    while let Some(&b) = it.next() {
+        if b == b'\\' {
+            match it.next()? {
+                b'\\' => out.push(b'\\'),
+                b'n' => out.push(b'\n'),
+                _ => return None,
+            }
+        } else {
+            out.push(b);
+        }
+    }
+    Some(out)
+}
+
+fn nibble(c: u8) -> Option<u8> {
+    (c as char).to_digit(16).map(|v| v as u8)
+}
+
+/// Decodes an even number of hex digits (either case).
+fn decode_hex(hex: &[u8]) -> Option<Vec<u8>> {
+    if !hex.len().is_multiple_of(2) {
+        return None;
+    }
+    hex.chunks_exact(2)
+        .map(|p| Some((nibble(p[0])? << 4) | nibble(p[1])?))
+        .collect()
+}
+
+/// One properly formatted line of a sums file.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub(crate) alg: Algorithm,
+    pub(crate) digest: Vec<u8>,
+    pub(crate) name: Vec<u8>,
+}
+
+/// Parses one line of a sums file (without its line ending): `HEX  NAME`,
+/// `HEX *NAME` or `Pavelor-NNN (NAME) = HEX`, optionally escaped with a
+/// leading `\`. Plain lines are of instance `default`.
+pub(crate) fn parse_line(line: &[u8], default: Algorithm) -> Option<Entry> {
+    let mut s = line;
+    while let [b' ' | b'\t', rest @ ..] = s {
+        s = rest;
+    }
+    let escaped = match s {
+        [b'\\', rest @ ..] => {
+            s = rest;
+            true
+        }
+        _ => false,
+    };
+    let (alg, hex, name) = match s.strip_prefix(b"Pavelor-") {
+        Some(tagged) => parse_tagged(tagged)?,
+        None => parse_plain(s, default)?,
+    };
+    let digest = decode_hex(hex)?;
+    let name = if escaped {
+        unescape(name)?
+    } else {
+        name.to_vec()
+    };
+    if name.is_empty() {
+        return None;
+    }
+    Some(Entry { alg, digest, name })
+}
+
+/// `NNN (NAME) = HEX` (the part after `Pavelor-`). The name is everything up
+/// to the last `)`, so names holding `)` work.
+fn parse_tagged(s: &[u8]) -> Option<(Algorithm, &[u8], &[u8])> {
+    let ndigits = s.iter().take_while(|b| b.is_ascii_digit()).count();
+    let bits: u32 = std::str::from_utf8(&s[..ndigits]).ok()?.parse().ok()?;
+    let alg = Algorithm::from_output_bits(bits)?;
+    let s = &s[ndigits..];
+    let s = s.strip_prefix(b" ").unwrap_or(s).strip_prefix(b"(")?;
+    let close = s.iter().rposition(|&b| b == b')')?;
+    let (name, rest) = (&s[..close], &s[close + 1..]);
+    let rest = rest.strip_prefix(b" ").unwrap_or(rest).strip_prefix(b"=")?;
+    let hex = rest.strip_prefix(b" ").unwrap_or(rest);
+    (hex.len() == 2 * alg.output_len()).then_some((alg, hex, name))
+}
+
+/// `HEX  NAME` or `HEX *NAME`, with exactly the hex digits of `alg`.
+fn parse_plain(s: &[u8], alg: Algorithm) -> Option<(Algorithm, &[u8], &[u8])> {
+    let ndigits = s.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    if ndigits != 2 * alg.output_len() {
+        return None;
+    }
+    let (hex, rest) = s.split_at(ndigits);
+    match rest {
+        [b' ' | b'\t', b' ' | b'*', name @ ..] => Some((alg, hex, name)),
+        _ => None,
+    }
+}
+
+/// What [`next_line`] read.
+pub(crate) enum LineRead {
+    /// End of input.
+    Eof,
+    /// A line (in the buffer, without `\n`).
+    Full,
+    /// A line longer than [`MAX_LINE`]: skipped, the buffer is empty.
+    TooLong,
+}
+
+/// Reads the next line into `line` (without its `\n`), keeping at most
+/// [`MAX_LINE`] bytes in memory.
+pub(crate) fn next_line(r: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<LineRead> {
+    line.clear();
+    let mut any = false;
+    let mut too_long = false;
+    loop {
+        let buf = match r.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            break;
+        }
+        any = true;
+        let (chunk, used, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(pos) => (&buf[..pos], pos + 1, true),
+            None => (buf, buf.len(), false),
+        };
+        if !too_long {
+            if line.len() + chunk.len() > MAX_LINE {
+                too_long = true;
+                line.clear();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        r.consume(used);
+        if done {
+            break;
+        }
+    }
+    Ok(match (any, too_long) {
+        (false, _) => LineRead::Eof,
+        (true, false) => LineRead::Full,
+        (true, true) => LineRead::TooLong,
+    })
+}

@@ -1,0 +1,380 @@
+//! Static check of the SIMD kernels valgrind cannot run (VAES, AVX-512).
+//!
+//! Valgrind 3.19 implements neither VAES nor AVX-512, and hides them in the
+//! CPUID it shows the program, so the `avx2-vaes` and `avx512-vaes` backends
+//! never run under memcheck. This module checks their machine code instead,
+//! as disassembled by `objdump` from a built binary, with a taint argument:
+//!
+//! 1. **No data leaves the vector unit.** No instruction moves a vector or
+//!    mask register (`xmm`/`ymm`/`zmm`/`k`) into a general-purpose register,
+//!    and none sets the flags from vector data (`ptest`, `kortest`,
+//!    `comiss`, ...).
+//! 2. **General-purpose loads are pointer/length fields only.** Every load
+//!    into a general-purpose register (or used by a scalar ALU instruction)
+//!    is a full 64-bit access at `displacement(base)`, without an index
+//!    register (the slice pointers and lengths passed in, spilled counters). A byte/word load or an indexed load — the
+//!    shape of a table lookup — is rejected.
+//! 3. **No indirect control flow** (`call *`, `jmp *`), except calls
+//!    through the GOT (`call *disp(%rip)`: a fixed target; in the test
+//!    profile these are the panic handlers of overflow and bounds checks),
+//!    which are listed.
+//! 4. Direct calls are followed and their targets checked by the same rules.
+//!
+//! Secret bytes (message, state) enter the kernels only through vector
+//! loads; by (1) they never reach a general-purpose register or the flags,
+//! so no branch condition and no address can depend on them. What the check
+//! assumes, and cannot prove: that rule (2)'s 64-bit loads read the public
+//! argument fields and not message bytes (they are listed in the report for
+//! review: in the current kernels they are the `blocks[l]` pointers), and
+//! that the vector instructions themselves (`vaesenc`, `vpxor`, loads and
+//! stores) have data-independent timing, as Intel and AMD document.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Command;
+
+/// The kernel functions (demangled paths, without the hash) that must be
+/// found and checked.
+pub const KERNELS: &[&str] = &[
+    "pavelor::backend::x86_vaes::x4_impl",
+    "pavelor::backend::x86_vaes::x2_evex",
+    "pavelor::backend::x86_vaes::x2_vex",
+    "pavelor::backend::x86_aesni::permute_evex",
+    "pavelor::backend::x86_aesni::absorb_evex",
+    "pavelor::backend::x86_aesni::permute_vex",
+    "pavelor::backend::x86_aesni::absorb_vex",
+    "pavelor::backend::x86_aesni::permute_sse",
+    "pavelor::backend::x86_aesni::absorb_sse",
+];
+
+/// The harness's own deliberately leaky vector function (see
+/// [`crate::toy::vector_table`]): the check must reject it.
+pub const LEAKY_TOY: &str = "pavelor_ct::toy::vector_table";
+
+/// One disassembled instruction.
+#[derive(Clone, Debug)]
+struct Insn {
+    addr: u64,
+    mnemonic: String,
+    operands: Vec<String>,
+    text: String,
+}
+
+/// One function of the binary.
+#[derive(Clone, Debug)]
+struct Function {
+    name: String,
+    insns: Vec<Insn>,
+}
+
+/// The result of checking one kernel (and the functions it calls).
+#[derive(Clone, Debug, Default)]
+pub struct KernelReport {
+    /// Demangled name of the kernel.
+    pub name: String,
+    /// Start address of this instance (generic kernels have several).
+    pub addr: u64,
+    /// Instructions checked (kernel plus callees).
+    pub instructions: usize,
+    /// AES round instructions among them.
+    pub aes_rounds: usize,
+    /// Conditional branches (all on general-purpose-register flags).
+    pub conditional_branches: usize,
+    /// The general-purpose loads allowed by rule 2, for review.
+    pub scalar_loads: Vec<String>,
+    /// Functions called (checked too).
+    pub callees: Vec<String>,
+    /// Calls through the GOT (fixed targets, not followed), for review.
+    pub external_calls: Vec<String>,
+    /// Rule violations: `address: instruction: why`.
+    pub violations: Vec<String>,
+}
+
+/// Demangles a legacy Rust symbol (`_ZN7pavelor...17h<hash>E`) to
+/// `pavelor::...` without the hash; other symbols are returned as they are.
+pub fn demangle(sym: &str) -> String {
+    let Some(mut rest) = sym.strip_prefix("_ZN") else {
+        return sym.to_string();
+    };
+    let mut parts: Vec<String> = Vec::new();
+    while !rest.starts_with('E') && !rest.is_empty() {
+        let ndigits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let Some(len) = rest[..ndigits].parse::<usize>().ok() else {
+            return sym.to_string();
+        };
+        let Some(ident) = rest.get(ndigits..ndigits + len) else {
+            return sym.to_string();
+        };
+        parts.push(ident.replace("$LT$", "<").replace("$GT$", ">"));
+        rest = &rest[ndigits + len..];
+    }
+    if parts
+        .last()
+        .is_some_and(|p| p.len() == 17 && p.starts_with('h'))
+    {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+/// Splits AT&T operands at top-level commas (not inside parentheses).
+fn split_operands(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if c == ',' && depth == 0 {
+            out.push(cur.trim().to_string());
+            cur.clear();
+        } else {
+            cur.push(c);
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+/// Parses `objdump -d --no-show-raw-insn -w` output into functions keyed by
+/// start address.
+fn parse_objdump(text: &str) -> BTreeMap<u64, Function> {
+    let mut funcs = BTreeMap::new();
+    let mut current: Option<(u64, Function)> = None;
+    for line in text.lines() {
+        if let Some(head) = line.strip_suffix(">:") {
+            if let Some((addr, sym)) = head.split_once(" <")
+                && let Ok(addr) = u64::from_str_radix(addr.trim(), 16)
+            {
+                if let Some((a, f)) = current.take() {
+                    funcs.insert(a, f);
+                }
+                current = Some((
+                    addr,
+                    Function {
+                        name: demangle(sym),
+                        insns: Vec::new(),
+                    },
+                ));
+            }
+            continue;
+        }
+        let Some((addr, body)) = line.split_once(":\t") else {
+            continue;
+        };
+        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else {
+            continue;
+        };
+        // Drop a trailing `# comment` and the symbol annotation `<...>`.
+        let body = body.split(" #").next().unwrap_or(body).trim();
+        let (mnemonic, ops) = match body.split_once(char::is_whitespace) {
+            Some((m, o)) => (m.to_string(), o.trim()),
+            None => (body.to_string(), ""),
+        };
+        if let Some((_, f)) = current.as_mut() {
+            f.insns.push(Insn {
+                addr,
+                mnemonic,
+                operands: split_operands(ops),
+                text: body.to_string(),
+            });
+        }
+    }
+    if let Some((a, f)) = current.take() {
+        funcs.insert(a, f);
+    }
+    funcs
+}
+
+fn is_vector_reg(op: &str) -> bool {
+    ["%xmm", "%ymm", "%zmm"].iter().any(|p| op.starts_with(p))
+        || (op.len() == 3 && op.starts_with("%k"))
+}
+
+fn is_gpr(op: &str) -> bool {
+    const NAMED: &[&str] = &[
+        "%rax", "%rbx", "%rcx", "%rdx", "%rsi", "%rdi", "%rbp", "%rsp", "%eax", "%ebx", "%ecx",
+        "%edx", "%esi", "%edi", "%ebp", "%esp", "%ax", "%bx", "%cx", "%dx", "%si", "%di", "%bp",
+        "%sp", "%al", "%bl", "%cl", "%dl", "%ah", "%bh", "%ch", "%dh", "%sil", "%dil", "%bpl",
+        "%spl",
+    ];
+    if NAMED.contains(&op) {
+        return true;
+    }
+    // %r8 .. %r15 with optional d/w/b suffix.
+    op.strip_prefix("%r").is_some_and(|r| {
+        let digits = r.trim_end_matches(['d', 'w', 'b']);
+        matches!(digits.parse::<u8>(), Ok(8..=15))
+    })
+}
+
+fn is_memory(op: &str) -> bool {
+    op.contains('(')
+}
+
+/// `disp(%base,%index,scale)`: whether an index register is used.
+fn has_index(op: &str) -> bool {
+    op.split_once('(')
+        .map(|(_, inner)| inner.trim_end_matches(')').split(',').count() > 1)
+        .unwrap_or(false)
+}
+
+/// The direct call target of `insn`, if it is one.
+fn call_target(insn: &Insn) -> Option<u64> {
+    if insn.mnemonic != "call" {
+        return None;
+    }
+    let t = insn.operands.first()?;
+    let hex = t.split_whitespace().next()?;
+    u64::from_str_radix(hex, 16).ok()
+}
+
+fn check_insn(insn: &Insn, report: &mut KernelReport) {
+    let m = insn.mnemonic.as_str();
+    let ops = &insn.operands;
+    let mut violation = |why: &str| {
+        report
+            .violations
+            .push(format!("{:x}: {}: {why}", insn.addr, insn.text));
+    };
+    if m.contains("aesenc") || m.contains("aesdec") {
+        report.aes_rounds += 1;
+    }
+    const VECTOR_FLAGS: &[&str] = &[
+        "ptest", "vptest", "vtestp", "ktest", "kortest", "comis", "ucomis", "vcomis", "vucomis",
+    ];
+    if VECTOR_FLAGS.iter().any(|p| m.starts_with(p)) {
+        violation("sets the flags from vector data");
+    }
+    if (m == "call" || m == "jmp" || m.starts_with("notrack"))
+        && let Some(target) = ops.iter().find(|o| o.starts_with('*'))
+    {
+        if target.ends_with("(%rip)") && m == "call" {
+            // A call through the GOT: a fixed target resolved at load time
+            // (in the test profile, the panic handlers of overflow and
+            // bounds checks on public counters). Not followed.
+            report
+                .external_calls
+                .push(format!("{:x}: {}", insn.addr, insn.text));
+        } else {
+            violation("indirect control flow");
+        }
+    }
+    let is_cond_branch = m.starts_with('j') && m != "jmp";
+    if is_cond_branch {
+        report.conditional_branches += 1;
+    }
+    let Some(dst) = ops.last() else { return };
+    if ops.len() >= 2 && is_gpr(dst) {
+        let sources = &ops[..ops.len() - 1];
+        if sources.iter().any(|o| is_vector_reg(o)) {
+            violation("moves vector/mask data into a general-purpose register");
+        }
+        if m != "lea"
+            && !m.starts_with("nop")
+            && let Some(mem) = sources.iter().find(|o| is_memory(o))
+        {
+            // Byte/word loads and indexed loads are what table lookups and
+            // byte extraction look like; whole 64-bit fields at a constant
+            // offset (pointers, lengths, spilled counters) are listed.
+            let full_width = dst.starts_with("%r") && !dst.ends_with(['d', 'w', 'b']);
+            let scalar_op = matches!(
+                m,
+                "mov" | "movq" | "cmp" | "add" | "sub" | "and" | "or" | "xor" | "test" | "imul"
+            );
+            if scalar_op && full_width && !has_index(mem) {
+                report
+                    .scalar_loads
+                    .push(format!("{:x}: {}", insn.addr, insn.text));
+            } else {
+                violation(
+                    "general-purpose load that is not a plain 64-bit field load (table lookup shape)",
+                );
+            }
+        }
+    }
+}
+
+/// Checks every instance of every function whose demangled name is in
+/// `roots`, following direct calls. Returns one report per instance.
+fn check_functions(funcs: &BTreeMap<u64, Function>, roots: &[&str]) -> Vec<KernelReport> {
+    let mut reports = Vec::new();
+    for (&addr, f) in funcs {
+        if !roots.contains(&f.name.as_str()) {
+            continue;
+        }
+        let mut report = KernelReport {
+            name: f.name.clone(),
+            addr,
+            ..KernelReport::default()
+        };
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![addr];
+        while let Some(a) = todo.pop() {
+            if !seen.insert(a) {
+                continue;
+            }
+            let Some(func) = funcs.get(&a) else {
+                report
+                    .violations
+                    .push(format!("call to {a:x}, which is not a known function"));
+                continue;
+            };
+            if a != addr {
+                report.callees.push(func.name.clone());
+            }
+            for insn in &func.insns {
+                report.instructions += 1;
+                check_insn(insn, &mut report);
+                if let Some(t) = call_target(insn) {
+                    todo.push(t);
+                }
+            }
+        }
+        reports.push(report);
+    }
+    reports
+}
+
+/// Disassembles `binary` with objdump.
+pub fn disassemble(binary: &Path) -> Result<String, String> {
+    let out = Command::new("objdump")
+        .args(["-d", "--no-show-raw-insn", "-w"])
+        .arg(binary)
+        .output()
+        .map_err(|e| format!("cannot run objdump ({e}); install binutils"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "objdump failed on {}: {}",
+            binary.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Checks the functions named `roots` in an objdump listing. Each root must
+/// be present at least once (else the check would be vacuous).
+pub fn check_listing(listing: &str, roots: &[&str]) -> Result<Vec<KernelReport>, String> {
+    let funcs = parse_objdump(listing);
+    let reports = check_functions(&funcs, roots);
+    let missing: Vec<&str> = roots
+        .iter()
+        .copied()
+        .filter(|r| !reports.iter().any(|k| k.name == *r))
+        .collect();
+    if missing.is_empty() {
+        Ok(reports)
+    } else {
+        Err(format!(
+            "kernel functions not found in the binary (inlined, renamed or \
+             stripped?): {}",
+            missing.join(", ")
+        ))
+    }
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Bounded fuzz campaign (cargo fuzz / libFuzzer, stable toolchain): see
+# SECURITY.md. Runs each target for SECONDS (default 60) and exits non-zero
+# on the first crash, panic, timeout or out-of-memory; the input that did it
+# is left in fuzz/artifacts/<target>/.
+#
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+#   targets: stream kat_parse sums_line (default: all three)
+# Longer campaigns: scripts/fuzz.sh 3600, or directly
+#   cd fuzz && cargo fuzz run -s none -a -O kat_parse -- -dict=dict/kat.dict
+# (add -jobs=N -workers=N for parallel runs). The corpus grows in
+# fuzz/corpus/<target>/ across runs.
+#
+# Stable Rust works because `-s none` (no sanitizer) needs no -Z flag:
+# libFuzzer's coverage comes from `-Cpasses=sancov-module`, a stable flag.
+# Memory errors are not the concern (the code under test has no unsafe
+# outside the SIMD backends); panics, wrong results and unbounded memory
+# are, and those are caught without ASan.
+set -euo pipefail
+cd "$(dirname "$0")/../fuzz"
+
+seconds="${1:-60}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(stream kat_parse sums_line)
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    echo "fuzz.sh: installing cargo-fuzz (crates.io)"
+    cargo install cargo-fuzz --version 0.13.2 --locked
+fi
+target_dir="${CARGO_TARGET_DIR:-target}/fuzz"
+fuzz=(cargo fuzz run --sanitizer none --debug-assertions --release --target-dir "$target_dir")
+cargo fuzz build --sanitizer none --debug-assertions --release --target-dir "$target_dir"
+
+# Seeds: excerpts of the official KAT files (if present) and a few sums
+# lines, written to a scratch seed directory (the corpus dirs are ignored by
+# git; libFuzzer adds what it finds to the first directory).
+seeds="$target_dir/seeds"
+rm -rf "$seeds" && mkdir -p "$seeds"/{stream,kat_parse,sums_line}
+kat=../../shared/kat
+if [ -d "$kat" ]; then
+    for f in "$kat"/KAT_2_23_*.txt "$kat"/KAT_Loop_*.txt; do cp "$f" "$seeds/kat_parse/"; done
+    for f in "$kat"/KAT_2_12_*.txt; do head -n 40 "$f" > "$seeds/kat_parse/head-$(basename "$f")"; done
+fi
+printf 'Msg_Len = 3\nMsg = A0\nDst_Len = 512\nDst = %0128d\n\n' 0 > "$seeds/kat_parse/tiny.txt"
+hex512=$(printf '%0128d' 0)
+hex768=$(printf 'ab%.0s' $(seq 96))
+printf '\000%s  file\n%s *bin\n\\%s  a\\\\b\\nc\n' "$hex512" "$hex512" "$hex512" > "$seeds/sums_line/plain"
+printf '\001Pavelor-768 (x (y)) = %s\r\n# comment\n\nPavelor-512 (z) = %s\n' "$hex768" "$hex512" > "$seeds/sums_line/tagged"
+printf '\000\001\003\047abc' > "$seeds/stream/abc"
+head -c 700 /dev/urandom > "$seeds/stream/random" 2>/dev/null || true
+
+status=0
+for t in "${targets[@]}"; do
+    dict=()
+    case "$t" in
+        kat_parse) dict=(-dict=dict/kat.dict) ;;
+        sums_line) dict=(-dict=dict/sums.dict) ;;
+    esac
+    mkdir -p "corpus/$t"
+    echo "== fuzz $t for ${seconds}s"
+    log="$target_dir/fuzz-$t.log"
+    if "${fuzz[@]}" "$t" "corpus/$t" "$seeds/$t" -- \
+        -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
+        -malloc_limit_mb=512 -max_len=1100000 -print_final_stats=1 "${dict[@]}" \
+        >"$log" 2>&1; then
+        grep -E '^stat::number_of_executed_units|^Done' "$log" | tr '\n' ' '
+        echo "-> $t: no failure"
+    else
+        status=1
+        tail -n 60 "$log"
+        echo "-> $t: FAILURE (log: $log; input: fuzz/artifacts/$t/)"
+    fi
+done
+exit $status
