@@ -219,14 +219,9 @@ impl<W: Write> Ctx<W> {
     /// `pavelor sum [--tag] [FILE]...`. `Ok(false)` if an input failed.
     fn sum_mode(&mut self, args: &SumArgs) -> io::Result<bool> {
         let alg = args.hash.algorithm;
-        let stdin = [OsString::from(STDIN_NAME)];
-        let files = if args.files.is_empty() {
-            &stdin[..]
-        } else {
-            &args.files[..]
-        };
+        let files = inputs(&args.files);
         let mut ok = true;
-        for name in files {
+        for name in &files {
             let digest = match self.hash_input(alg, name) {
                 Ok(d) => d,
                 Err(e) => {
@@ -288,14 +283,9 @@ impl<W: Write> Ctx<W> {
 
     /// `pavelor sum --check [SUMSFILE]...`. `Ok(false)` on any failure.
     fn check_mode(&mut self, args: &SumArgs) -> io::Result<bool> {
-        let stdin = [OsString::from(STDIN_NAME)];
-        let files = if args.files.is_empty() {
-            &stdin[..]
-        } else {
-            &args.files[..]
-        };
+        let files = inputs(&args.files);
         let mut ok = true;
-        for name in files {
+        for name in &files {
             ok &= self.check_sums_file(args, name)?;
         }
         Ok(ok)
@@ -425,6 +415,15 @@ impl<W: Write> Ctx<W> {
             }
         }
         Ok(mismatched == 0 && unreadable == 0 && !(args.strict && bad_lines > 0))
+    }
+}
+
+/// The FILE arguments, or standard input (`-`) when there are none.
+fn inputs(files: &[OsString]) -> Vec<OsString> {
+    if files.is_empty() {
+        vec![OsString::from(STDIN_NAME)]
+    } else {
+        files.to_vec()
     }
 }
 

@@ -57,6 +57,7 @@
 
 use core::arch::aarch64::{uint8x16_t, vaeseq_u8, vaesmcq_u8, veorq_u8, vld1q_u8, vst1q_u8};
 
+use super::by_rate;
 use crate::paff::{RC, SUBBLOCKS, State};
 
 cpufeatures::new!(hwcap_aes, "aes");
@@ -186,14 +187,7 @@ pub(crate) fn permute(_token: Token, state: &mut State) {
 pub(crate) fn absorb(_token: Token, state: &mut State, blocks: &[u8], rate: usize) {
     // SAFETY: as in `permute`, the token proves the target feature; the
     // const parameter is the rate in subblocks, matching `rate`.
-    unsafe {
-        match rate {
-            192 => absorb_impl::<12>(state, blocks),
-            128 => absorb_impl::<8>(state, blocks),
-            64 => absorb_impl::<4>(state, blocks),
-            _ => super::unreachable_rate(),
-        }
-    }
+    unsafe { by_rate!(rate, absorb_impl(state, blocks)) }
 }
 
 /// # Safety

@@ -318,6 +318,21 @@ impl LaneKernel<2> for X2 {
     }
 }
 
+/// Calls the kernel `$f` monomorphized for the rate in subblocks
+/// (`rate / 16`: 12, 8 or 4), so that the rate loop is unrolled and the state
+/// stays in registers: `by_rate!(rate, f(args...))`.
+macro_rules! by_rate {
+    ($rate:expr, $f:ident($($arg:expr),* $(,)?)) => {
+        match $rate {
+            192 => $f::<12>($($arg),*),
+            128 => $f::<8>($($arg),*),
+            64 => $f::<4>($($arg),*),
+            _ => $crate::backend::unreachable_rate(),
+        }
+    };
+}
+pub(crate) use by_rate;
+
 #[cold]
 pub(crate) fn unreachable_rate() {
     debug_assert!(false, "rate is always one of the three instance rates");

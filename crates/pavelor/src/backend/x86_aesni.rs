@@ -33,6 +33,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
+use super::by_rate;
 use super::x86_vaes::{Avx2VaesToken, Avx512VaesToken};
 use crate::paff::{RC, SUBBLOCKS, State};
 
@@ -176,14 +177,7 @@ macro_rules! level {
         pub(crate) fn $absorb(_token: $token, state: &mut State, blocks: &[u8], rate: usize) {
             // SAFETY: as above, the token proves the target features exist.
             // The const parameter is the rate in subblocks, matching `rate`.
-            unsafe {
-                match rate {
-                    192 => $aimpl::<12>(state, blocks),
-                    128 => $aimpl::<8>(state, blocks),
-                    64 => $aimpl::<4>(state, blocks),
-                    _ => super::unreachable_rate(),
-                }
-            }
+            unsafe { by_rate!(rate, $aimpl(state, blocks)) }
         }
 
         #[target_feature(enable = $features)]

@@ -37,6 +37,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::Lanes;
+use super::by_rate;
 use super::x86_aesni::{AesVec, paff};
 use crate::paff::{RC, SUBBLOCKS};
 
@@ -144,14 +145,7 @@ pub(crate) fn absorb_x4(
     // SAFETY: the token proves AVX-512F/VL/BW and VAES, the features the
     // implementation is compiled for; every `blocks[l]` has at least
     // `n * rate` bytes and the const parameter is `rate / 16`.
-    unsafe {
-        match rate {
-            192 => x4_impl::<12>(st, &blocks, n),
-            128 => x4_impl::<8>(st, &blocks, n),
-            64 => x4_impl::<4>(st, &blocks, n),
-            _ => super::unreachable_rate(),
-        }
-    }
+    unsafe { by_rate!(rate, x4_impl(st, &blocks, n)) }
 }
 
 /// 2-lane `ymm` kernel for the AVX-512 level (32 registers).
@@ -165,14 +159,7 @@ pub(crate) fn absorb_x2_avx512(
     let n = common_blocks(&blocks, rate);
     // SAFETY: as in `absorb_x4`: the token proves the features, the blocks
     // hold `n * rate` bytes each, the const parameter is `rate / 16`.
-    unsafe {
-        match rate {
-            192 => x2_evex::<12>(st, &blocks, n),
-            128 => x2_evex::<8>(st, &blocks, n),
-            64 => x2_evex::<4>(st, &blocks, n),
-            _ => super::unreachable_rate(),
-        }
-    }
+    unsafe { by_rate!(rate, x2_evex(st, &blocks, n)) }
 }
 
 /// 2-lane `ymm` kernel for the AVX2 + VAES level (16 registers).
@@ -186,14 +173,7 @@ pub(crate) fn absorb_x2_avx2(
     let n = common_blocks(&blocks, rate);
     // SAFETY: as in `absorb_x4`: the token proves AVX2 and VAES, the blocks
     // hold `n * rate` bytes each, the const parameter is `rate / 16`.
-    unsafe {
-        match rate {
-            192 => x2_vex::<12>(st, &blocks, n),
-            128 => x2_vex::<8>(st, &blocks, n),
-            64 => x2_vex::<4>(st, &blocks, n),
-            _ => super::unreachable_rate(),
-        }
-    }
+    unsafe { by_rate!(rate, x2_vex(st, &blocks, n)) }
 }
 
 /// # Safety
