@@ -31,6 +31,18 @@ fn escape(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
+/// Writes a legend entry's text at `x`, and moves `y` to the next entry.
+fn legend_label(svg: &mut String, x: f64, y: &mut f64, label: &str) {
+    let _ = writeln!(
+        svg,
+        r#"<text x="{}" y="{}">{}</text>"#,
+        x + 24.0,
+        *y + 4.0,
+        escape(label)
+    );
+    *y += 18.0;
+}
+
 /// Renders the chart as a standalone SVG document.
 pub fn render(title: &str, y_unit: &str, series: &[Series], markers: &[Marker]) -> String {
     let (w, h) = (760.0, 440.0);
@@ -162,14 +174,7 @@ pub fn render(title: &str, y_unit: &str, series: &[Series], markers: &[Marker]) 
             r#"<line x1="{lx}" x2="{}" y1="{legend_y}" y2="{legend_y}" stroke="{color}" stroke-width="2"/>"#,
             lx + 18.0
         );
-        let _ = writeln!(
-            svg,
-            r#"<text x="{}" y="{}">{}</text>"#,
-            lx + 24.0,
-            legend_y + 4.0,
-            escape(&s.label)
-        );
-        legend_y += 18.0;
+        legend_label(&mut svg, lx, &mut legend_y, &s.label);
     }
     for m in markers.iter().filter(|m| positive(m.x) && positive(m.y)) {
         let (x, y) = (px(m.x), py(m.y));
@@ -186,14 +191,7 @@ pub fn render(title: &str, y_unit: &str, series: &[Series], markers: &[Marker]) 
             lx + 5.0,
             legend_y - 4.0
         );
-        let _ = writeln!(
-            svg,
-            r#"<text x="{}" y="{}">{}</text>"#,
-            lx + 24.0,
-            legend_y + 4.0,
-            escape(&m.label)
-        );
-        legend_y += 18.0;
+        legend_label(&mut svg, lx, &mut legend_y, &m.label);
     }
     svg.push_str("</svg>\n");
     svg

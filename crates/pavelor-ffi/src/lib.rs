@@ -50,65 +50,44 @@ compile_error!(
      --features instance-<bits> (one library = one instance, never --all-features)"
 );
 
-/// The instance this library was built for.
+// The one instance selected by the features (the checks above make the
+// three cfgs mutually exclusive).
 #[cfg(all(
     feature = "instance-512",
     not(feature = "instance-768"),
     not(feature = "instance-1024")
 ))]
-pub const INSTANCE: Algorithm = Algorithm::Pavelor512;
+mod selected {
+    /// The instance this library was built for.
+    pub const INSTANCE: super::Algorithm = super::Algorithm::Pavelor512;
+    pub type Hasher = pavelor::Pavelor512;
+    pub const NAME: &std::ffi::CStr = c"Pavelor-512";
+}
 #[cfg(all(
-    feature = "instance-512",
-    not(feature = "instance-768"),
+    feature = "instance-768",
+    not(feature = "instance-512"),
     not(feature = "instance-1024")
 ))]
-type InstanceHasher = pavelor::Pavelor512;
+mod selected {
+    /// The instance this library was built for.
+    pub const INSTANCE: super::Algorithm = super::Algorithm::Pavelor768;
+    pub type Hasher = pavelor::Pavelor768;
+    pub const NAME: &std::ffi::CStr = c"Pavelor-768";
+}
 #[cfg(all(
-    feature = "instance-512",
-    not(feature = "instance-768"),
-    not(feature = "instance-1024")
+    feature = "instance-1024",
+    not(feature = "instance-512"),
+    not(feature = "instance-768")
 ))]
-const INSTANCE_NAME: &std::ffi::CStr = c"Pavelor-512";
+mod selected {
+    /// The instance this library was built for.
+    pub const INSTANCE: super::Algorithm = super::Algorithm::Pavelor1024;
+    pub type Hasher = pavelor::Pavelor1024;
+    pub const NAME: &std::ffi::CStr = c"Pavelor-1024";
+}
 
-/// The instance this library was built for.
-#[cfg(all(
-    feature = "instance-768",
-    not(feature = "instance-512"),
-    not(feature = "instance-1024")
-))]
-pub const INSTANCE: Algorithm = Algorithm::Pavelor768;
-#[cfg(all(
-    feature = "instance-768",
-    not(feature = "instance-512"),
-    not(feature = "instance-1024")
-))]
-type InstanceHasher = pavelor::Pavelor768;
-#[cfg(all(
-    feature = "instance-768",
-    not(feature = "instance-512"),
-    not(feature = "instance-1024")
-))]
-const INSTANCE_NAME: &std::ffi::CStr = c"Pavelor-768";
-
-/// The instance this library was built for.
-#[cfg(all(
-    feature = "instance-1024",
-    not(feature = "instance-512"),
-    not(feature = "instance-768")
-))]
-pub const INSTANCE: Algorithm = Algorithm::Pavelor1024;
-#[cfg(all(
-    feature = "instance-1024",
-    not(feature = "instance-512"),
-    not(feature = "instance-768")
-))]
-type InstanceHasher = pavelor::Pavelor1024;
-#[cfg(all(
-    feature = "instance-1024",
-    not(feature = "instance-512"),
-    not(feature = "instance-768")
-))]
-const INSTANCE_NAME: &std::ffi::CStr = c"Pavelor-1024";
+pub use selected::INSTANCE;
+use selected::{Hasher as InstanceHasher, NAME as INSTANCE_NAME};
 
 /// `CryptHash` succeeded.
 pub const CRYPTHASH_OK: c_int = 0;
