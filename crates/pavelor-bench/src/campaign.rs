@@ -7,7 +7,8 @@ use std::process::Command;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::CounterKind;
-use crate::ops::Operation;
+use crate::isolate::{self, Ended};
+use crate::ops::Subject;
 use crate::worker::{TrialResult, TrialSpec};
 
 /// How to start a worker process: `program args... <spec JSON>`.
@@ -34,6 +35,15 @@ pub struct Method {
     pub force_ticks: bool,
     /// CPU to pin the trials to.
     pub cpu: Option<usize>,
+    /// Time limit of a calibration run, seconds; a trial may take this
+    /// plus three times its planned duration. A worker still running then
+    /// is killed and the figure recorded as hung.
+    #[serde(default = "default_timeout")]
+    pub timeout_s: f64,
+}
+
+fn default_timeout() -> f64 {
+    60.0
 }
 
 impl Method {
@@ -47,6 +57,7 @@ impl Method {
             max_ns: 300_000_000_000,
             force_ticks: false,
             cpu: None,
+            timeout_s: default_timeout(),
         }
     }
 
@@ -148,6 +159,7 @@ pub fn median(v: &mut [f64]) -> f64 {
 fn run_worker(
     worker: &WorkerCommand,
     spec: &TrialSpec,
+    limit: std::time::Duration,
 ) -> Result<(TrialResult, Vec<String>), String> {
     let spec_json = serde_json::to_string(spec).map_err(|e| e.to_string())?;
     let mut cmd = Command::new(&worker.program);
@@ -155,54 +167,60 @@ fn run_worker(
     let mut command_line = vec![worker.program.display().to_string()];
     command_line.extend(worker.args.iter().cloned());
     command_line.push(spec_json);
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot start {}: {e}", worker.program.display()))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        return Err(format!(
-            "trial of {} at {} B failed ({}): {}",
-            spec.op,
-            spec.size,
-            out.status,
-            err.trim()
-        ));
+    let out = isolate::run(cmd, limit)?;
+    let what = format!("trial of {} at {} B", spec.op, spec.size);
+    match out.ended {
+        Ended::Exited { code: 0 } => {}
+        Ended::Exited { .. } => {
+            let err = out.stderr.trim();
+            let err = err.lines().last().unwrap_or(err);
+            return Err(format!(
+                "{what} failed: {}",
+                err.trim_start_matches("pavelor trial: ")
+            ));
+        }
+        ended => return Err(format!("{what}: {}", ended.describe())),
     }
     let result =
         serde_json::from_slice(&out.stdout).map_err(|e| format!("unreadable trial result: {e}"))?;
     Ok((result, command_line))
 }
 
-/// Measures `op` at `size` bytes: a calibration process to size the trials,
-/// then `method.trials` trial processes.
+/// Measures `subject` at `size` bytes: a calibration process to size the
+/// trials, then `method.trials` trial processes. Any worker that fails,
+/// crashes or hangs ends the figure with an error saying so.
 pub fn measure(
     worker: &WorkerCommand,
     method: &Method,
-    op: Operation,
+    subject: &Subject,
     size: usize,
 ) -> Result<Measurement, String> {
     let mut spec = TrialSpec {
-        op: op.id(),
+        op: subject.id(),
         size,
         calls: 0,
         force_ticks: method.force_ticks,
         cpu: method.cpu,
+        lib: subject.lib_target(),
     };
-    let (calibration, _) = run_worker(worker, &spec)?;
+    let base = std::time::Duration::from_secs_f64(method.timeout_s.max(0.1));
+    let (calibration, _) = run_worker(worker, &spec, base)?;
     let ns_per_call = calibration.ns as f64 / calibration.calls.max(1) as f64;
     let (_, per_trial) = method.plan(ns_per_call);
     spec.calls = per_trial;
+    let limit =
+        base + std::time::Duration::from_secs_f64(3.0 * per_trial as f64 * ns_per_call / 1e9);
     let mut trials = Vec::with_capacity(method.trials);
     let mut command_line = Vec::new();
     for _ in 0..method.trials.max(1) {
-        let (t, cl) = run_worker(worker, &spec)?;
+        let (t, cl) = run_worker(worker, &spec, limit)?;
         if command_line.is_empty() {
             command_line = cl;
         }
         trials.push(t);
     }
     Ok(Measurement {
-        op: op.id(),
+        op: subject.id(),
         size,
         calibration,
         calls_per_trial: per_trial,

@@ -1,7 +1,36 @@
 //! A small SVG line chart: cycles per byte against message length, both on
 //! logarithmic axes.
+//!
+//! Every series has its own colour, its own point shape and a line style
+//! by family; each anchor marker has its own shape and colour and is drawn
+//! beside the others at the same x, so none hides another; the legend
+//! draws exactly the shape and line the plot uses; the bound is a thick
+//! grey dashed line.
+
+#![forbid(unsafe_code)]
 
 use std::fmt::Write as _;
+
+/// How a series' line is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// Solid (this crate's implementations).
+    Solid,
+    /// Dashed (C libraries).
+    Dashed,
+    /// Dotted (comparison hashes).
+    Dotted,
+}
+
+impl Style {
+    fn dash(self) -> &'static str {
+        match self {
+            Style::Solid => "",
+            Style::Dashed => r#" stroke-dasharray="7 4""#,
+            Style::Dotted => r#" stroke-dasharray="2 3""#,
+        }
+    }
+}
 
 /// One line of the chart.
 pub struct Series {
@@ -9,6 +38,8 @@ pub struct Series {
     pub label: String,
     /// (message bytes, cycles per byte), in increasing x.
     pub points: Vec<(f64, f64)>,
+    /// Line style.
+    pub style: Style,
 }
 
 /// A single marked point (an anchor figure).
@@ -21,8 +52,46 @@ pub struct Marker {
     pub y: f64,
 }
 
-const COLORS: [&str; 8] = [
+/// A limit drawn as a line (the AES-throughput bound).
+pub struct Bound {
+    /// Legend text.
+    pub label: String,
+    /// (message bytes, cycles per byte).
+    pub points: Vec<(f64, f64)>,
+}
+
+const COLORS: [&str; 12] = [
     "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
+    "#bcbd22", "#7f7f7f", "#393b79", "#637939",
+];
+
+/// Point shapes, cycled with the colours (12 colours × 6 shapes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    Circle,
+    Square,
+    TriangleUp,
+    Diamond,
+    TriangleDown,
+    Cross,
+}
+
+const SHAPES: [Shape; 6] = [
+    Shape::Circle,
+    Shape::Square,
+    Shape::TriangleUp,
+    Shape::Diamond,
+    Shape::TriangleDown,
+    Shape::Cross,
+];
+
+/// Anchor markers: hollow star-like shapes in dark colours, distinct from
+/// series points.
+const MARKER_STYLES: [(Shape, &str); 4] = [
+    (Shape::Diamond, "#000000"),
+    (Shape::TriangleUp, "#b8860b"),
+    (Shape::Square, "#006400"),
+    (Shape::TriangleDown, "#8b0000"),
 ];
 
 fn escape(s: &str) -> String {
@@ -31,12 +100,66 @@ fn escape(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
+/// Draws `shape` centred at (x, y) with radius `r`.
+fn shape(svg: &mut String, shape: Shape, x: f64, y: f64, r: f64, color: &str, filled: bool) {
+    let fill = if filled { color } else { "white" };
+    let common = format!(r#"fill="{fill}" stroke="{color}" stroke-width="1.5""#);
+    let poly = |pts: &[(f64, f64)]| {
+        pts.iter()
+            .map(|(a, b)| format!("{:.1},{:.1}", x + a * r, y + b * r))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let _ = match shape {
+        Shape::Circle => writeln!(
+            svg,
+            r#"<circle cx="{x:.1}" cy="{y:.1}" r="{:.1}" {common}/>"#,
+            r * 0.9
+        ),
+        Shape::Square => writeln!(
+            svg,
+            r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" {common}/>"#,
+            x - r * 0.8,
+            y - r * 0.8,
+            r * 1.6,
+            r * 1.6
+        ),
+        Shape::TriangleUp => writeln!(
+            svg,
+            r#"<polygon points="{}" {common}/>"#,
+            poly(&[(0.0, -1.1), (1.0, 0.8), (-1.0, 0.8)])
+        ),
+        Shape::TriangleDown => writeln!(
+            svg,
+            r#"<polygon points="{}" {common}/>"#,
+            poly(&[(0.0, 1.1), (1.0, -0.8), (-1.0, -0.8)])
+        ),
+        Shape::Diamond => writeln!(
+            svg,
+            r#"<polygon points="{}" {common}/>"#,
+            poly(&[(0.0, -1.2), (1.0, 0.0), (0.0, 1.2), (-1.0, 0.0)])
+        ),
+        Shape::Cross => writeln!(
+            svg,
+            r#"<path d="M{:.1},{:.1}L{:.1},{:.1}M{:.1},{:.1}L{:.1},{:.1}" stroke="{color}" stroke-width="2.2" fill="none"/>"#,
+            x - r,
+            y - r,
+            x + r,
+            y + r,
+            x - r,
+            y + r,
+            x + r,
+            y - r
+        ),
+    };
+}
+
 /// Writes a legend entry's text at `x`, and moves `y` to the next entry.
 fn legend_label(svg: &mut String, x: f64, y: &mut f64, label: &str) {
     let _ = writeln!(
         svg,
         r#"<text x="{}" y="{}">{}</text>"#,
-        x + 24.0,
+        x + 30.0,
         *y + 4.0,
         escape(label)
     );
@@ -44,24 +167,29 @@ fn legend_label(svg: &mut String, x: f64, y: &mut f64, label: &str) {
 }
 
 /// Renders the chart as a standalone SVG document.
-pub fn render(title: &str, y_unit: &str, series: &[Series], markers: &[Marker]) -> String {
-    let (w, h) = (760.0, 440.0);
-    let (left, right, top, bottom) = (70.0, 230.0, 40.0, 50.0);
-    let ys = series
+pub fn render(
+    title: &str,
+    y_unit: &str,
+    series: &[Series],
+    markers: &[Marker],
+    bound: Option<&Bound>,
+) -> String {
+    let (w, h) = (860.0, 460.0);
+    let (left, right, top, bottom) = (70.0, 290.0, 40.0, 50.0);
+    let bound_pts = bound.map_or(&[][..], |b| b.points.as_slice());
+    let all = series
         .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .chain(markers.iter().map(|m| m.y));
-    let xs = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.0))
-        .chain(markers.iter().map(|m| m.x));
+        .flat_map(|s| s.points.iter().copied())
+        .chain(markers.iter().map(|m| (m.x, m.y)))
+        .chain(bound_pts.iter().copied());
     let positive = |v: f64| v.is_finite() && v > 0.0;
-    let (ymin, ymax) = ys
-        .filter(|v| positive(*v))
-        .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
-    let (xmin, xmax) = xs
-        .filter(|v| positive(*v))
-        .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    let (mut xmin, mut xmax, mut ymin, mut ymax) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for (x, y) in all.filter(|p| positive(p.0) && positive(p.1)) {
+        xmin = xmin.min(x);
+        xmax = xmax.max(x);
+        ymin = ymin.min(y);
+        ymax = ymax.max(y);
+    }
     let mut svg = String::new();
     let _ = writeln!(
         svg,
@@ -149,48 +277,68 @@ pub fn render(title: &str, y_unit: &str, series: &[Series], markers: &[Marker]) 
         top + ph / 2.0,
         escape(y_unit)
     );
+    let lx = left + pw + 12.0;
     let mut legend_y = top + 10.0;
+    let points = |pts: &[(f64, f64)]| -> Vec<(f64, f64)> {
+        pts.iter()
+            .filter(|p| positive(p.0) && positive(p.1))
+            .map(|p| (px(p.0), py(p.1)))
+            .collect()
+    };
+    let polyline = |pts: &[(f64, f64)]| {
+        pts.iter()
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    if let Some(b) = bound {
+        let pts = points(&b.points);
+        let _ = writeln!(
+            svg,
+            r##"<polyline fill="none" stroke="#888" stroke-width="4" stroke-dasharray="10 5" points="{}"/>"##,
+            polyline(&pts)
+        );
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{lx}" x2="{}" y1="{legend_y}" y2="{legend_y}" stroke="#888" stroke-width="4" stroke-dasharray="10 5"/>"##,
+            lx + 24.0
+        );
+        legend_label(&mut svg, lx, &mut legend_y, &b.label);
+    }
     for (i, s) in series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
-        let pts: Vec<String> = s
-            .points
-            .iter()
-            .filter(|p| positive(p.0) && positive(p.1))
-            .map(|p| format!("{:.1},{:.1}", px(p.0), py(p.1)))
-            .collect();
+        let form = SHAPES[(i + i / COLORS.len()) % SHAPES.len()];
+        let pts = points(&s.points);
         let _ = writeln!(
             svg,
-            r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#,
-            pts.join(" ")
+            r#"<polyline fill="none" stroke="{color}" stroke-width="2"{} points="{}"/>"#,
+            s.style.dash(),
+            polyline(&pts)
         );
-        for p in &pts {
-            if let Some((x, y)) = p.split_once(',') {
-                let _ = writeln!(svg, r#"<circle cx="{x}" cy="{y}" r="3" fill="{color}"/>"#);
-            }
+        for &(x, y) in &pts {
+            shape(&mut svg, form, x, y, 4.0, color, true);
         }
-        let lx = left + pw + 12.0;
         let _ = writeln!(
             svg,
-            r#"<line x1="{lx}" x2="{}" y1="{legend_y}" y2="{legend_y}" stroke="{color}" stroke-width="2"/>"#,
-            lx + 18.0
+            r#"<line x1="{lx}" x2="{}" y1="{legend_y}" y2="{legend_y}" stroke="{color}" stroke-width="2"{}/>"#,
+            lx + 24.0,
+            s.style.dash()
         );
+        shape(&mut svg, form, lx + 12.0, legend_y, 4.0, color, true);
         legend_label(&mut svg, lx, &mut legend_y, &s.label);
     }
-    for m in markers.iter().filter(|m| positive(m.x) && positive(m.y)) {
-        let (x, y) = (px(m.x), py(m.y));
-        let _ = writeln!(
-            svg,
-            r##"<rect x="{:.1}" y="{:.1}" width="8" height="8" fill="#000" transform="rotate(45 {x:.1} {y:.1})"/>"##,
-            x - 4.0,
-            y - 4.0
-        );
-        let lx = left + pw + 12.0;
-        let _ = writeln!(
-            svg,
-            r##"<rect x="{}" y="{}" width="8" height="8" fill="#000"/>"##,
-            lx + 5.0,
-            legend_y - 4.0
-        );
+    // Anchors at the same x are spread sideways so that none hides another.
+    let visible: Vec<&Marker> = markers
+        .iter()
+        .filter(|m| positive(m.x) && positive(m.y))
+        .collect();
+    for (i, m) in visible.iter().enumerate() {
+        let same_x = visible.iter().filter(|o| o.x == m.x).count();
+        let rank = visible[..i].iter().filter(|o| o.x == m.x).count();
+        let offset = (rank as f64 - (same_x as f64 - 1.0) / 2.0) * 13.0;
+        let (form, color) = MARKER_STYLES[i % MARKER_STYLES.len()];
+        shape(&mut svg, form, px(m.x) + offset, py(m.y), 6.0, color, false);
+        shape(&mut svg, form, lx + 12.0, legend_y, 6.0, color, false);
         legend_label(&mut svg, lx, &mut legend_y, &m.label);
     }
     svg.push_str("</svg>\n");
@@ -201,23 +349,65 @@ pub fn render(title: &str, y_unit: &str, series: &[Series], markers: &[Marker]) 
 mod tests {
     use super::*;
 
-    #[test]
-    fn renders_lines_markers_and_escapes() {
-        let s = render(
+    fn sample() -> String {
+        render(
             "a<b",
             "cycles",
             &[Series {
                 label: "x&y".into(),
                 points: vec![(32.0, 100.0), (65536.0, 1.5)],
+                style: Style::Dashed,
             }],
-            &[Marker {
-                label: "ref".into(),
-                x: 65536.0,
-                y: 190.0,
-            }],
-        );
+            &[
+                Marker {
+                    label: "ref x86".into(),
+                    x: 65536.0,
+                    y: 190.0,
+                },
+                Marker {
+                    label: "ref arm".into(),
+                    x: 65536.0,
+                    y: 187.0,
+                },
+            ],
+            Some(&Bound {
+                label: "bound".into(),
+                points: vec![(32.0, 10.0), (65536.0, 0.9)],
+            }),
+        )
+    }
+
+    #[test]
+    fn renders_lines_markers_bound_and_escapes() {
+        let s = sample();
         assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
         assert!(s.contains("a&lt;b") && s.contains("x&amp;y") && s.contains("polyline"));
-        assert!(render("t", "c", &[], &[]).contains("no data"));
+        assert!(s.contains(r#"stroke-dasharray="10 5""#), "bound line");
+        assert!(render("t", "c", &[], &[], None).contains("no data"));
+    }
+
+    #[test]
+    fn anchors_differ_and_the_legend_shows_the_plotted_shapes() {
+        let s = sample();
+        // Each anchor: one plotted shape and one legend shape, hollow, in
+        // its own colour.
+        for color in [MARKER_STYLES[0].1, MARKER_STYLES[1].1] {
+            assert_eq!(
+                s.matches(&format!(r#"stroke="{color}""#)).count(),
+                2,
+                "{color}"
+            );
+        }
+        assert_ne!(MARKER_STYLES[0].0, MARKER_STYLES[1].0);
+        // The two anchors at the same x are drawn at different x.
+        let xs: Vec<&str> = s
+            .lines()
+            .filter(|l| {
+                l.contains(r##"fill="white" stroke="#000000""##)
+                    || l.contains(r##"fill="white" stroke="#b8860b""##)
+            })
+            .collect();
+        assert_eq!(xs.len(), 4);
+        assert_ne!(xs[0], xs[2]);
     }
 }

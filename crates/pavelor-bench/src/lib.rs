@@ -5,16 +5,21 @@
 //! * [`clock`] — cycle and time sources; [`hw`] — tick counter and AES probe.
 //! * [`ops`] — what is measured (Pavelor per backend, comparison hashes).
 //! * [`worker`] — the measured process (one trial).
+//! * [`library`] — C `CryptHash` libraries: identity, gate, isolation
+//!   ([`isolate`]); [`cabi`] is the binding.
 //! * [`campaign`] — calibration, trials, aggregation.
 //! * [`report`] — the report job: KATs, measurements, `report.md`, records, charts.
 //! * [`quick`] — `pavelor bench`: everything side by side in one process.
 
+pub mod cabi;
 pub mod campaign;
 pub mod chart;
 pub mod clock;
 pub mod elf;
 pub mod env;
 pub mod hw;
+pub mod isolate;
+pub mod library;
 pub mod ops;
 pub mod output;
 pub mod quick;

@@ -125,6 +125,72 @@ impl fmt::Display for Operation {
     }
 }
 
+/// Anything measured: a built-in operation or one instance of a C library.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// A Pavelor backend or a comparison hash of this build.
+    Op(Operation),
+    /// A `CryptHash` library (`--lib NAME=PATH`) at one digest length.
+    Lib {
+        /// The library's name.
+        name: String,
+        /// The library file.
+        path: std::path::PathBuf,
+        /// The instance.
+        alg: Algorithm,
+    },
+}
+
+impl Subject {
+    /// A stable identifier (file names, worker arguments).
+    pub fn id(&self) -> String {
+        match self {
+            Subject::Op(o) => o.id(),
+            Subject::Lib { name, alg, .. } => {
+                format!("lib-{name}.{}", alg.name().to_ascii_lowercase())
+            }
+        }
+    }
+
+    /// The Pavelor instance, if it is one.
+    pub fn algorithm(&self) -> Option<Algorithm> {
+        match self {
+            Subject::Op(Operation::Pavelor(a, _)) | Subject::Lib { alg: a, .. } => Some(*a),
+            Subject::Op(_) => None,
+        }
+    }
+
+    /// The name of the implementation in a table of one instance:
+    /// `aesni` (Rust backend), `lib subref`, `SHA-512`.
+    pub fn short_name(&self) -> String {
+        match self {
+            Subject::Op(Operation::Pavelor(_, b)) => format!("Rust {b}"),
+            Subject::Op(o) => o.algorithm_name().to_string(),
+            Subject::Lib { name, .. } => format!("C {name}"),
+        }
+    }
+
+    /// What the worker times for a library.
+    pub fn lib_target(&self) -> Option<crate::worker::LibTarget> {
+        match self {
+            Subject::Lib { path, alg, .. } => Some(crate::worker::LibTarget {
+                path: path.clone(),
+                bits: alg.output_bits(),
+            }),
+            Subject::Op(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Subject::Op(o) => o.fmt(f),
+            Subject::Lib { name, alg, .. } => write!(f, "{alg} (C library {name})"),
+        }
+    }
+}
+
 /// An [`Operation`] ready to hash.
 #[derive(Clone, Debug)]
 pub enum Prepared {

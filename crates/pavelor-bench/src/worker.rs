@@ -28,6 +28,18 @@ pub struct TrialSpec {
     pub force_ticks: bool,
     /// Pin to this CPU.
     pub cpu: Option<usize>,
+    /// Time this C library's `CryptHash` instead of a built-in operation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lib: Option<LibTarget>,
+}
+
+/// A C library instance to time through the ICCS ABI.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct LibTarget {
+    /// The shared library.
+    pub path: std::path::PathBuf,
+    /// `digest_len_bits` of each call.
+    pub bits: u32,
 }
 
 /// What one trial measured.
@@ -83,24 +95,102 @@ pub fn pin(cpu: usize) -> Result<(), String> {
     }
 }
 
+/// The CPUs this process may run on (`sched_getaffinity`), ascending.
+pub fn allowed_cpus() -> Result<Vec<usize>, String> {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::sched::{CpuSet, sched_getaffinity};
+        use nix::unistd::Pid;
+        let set =
+            sched_getaffinity(Pid::from_raw(0)).map_err(|e| format!("sched_getaffinity: {e}"))?;
+        Ok((0..CpuSet::count())
+            .filter(|&c| set.is_set(c).unwrap_or(false))
+            .collect())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Ok((0..n).collect())
+    }
+}
+
+/// `0-3,6` for a sorted list of CPUs.
+pub fn cpu_list(cpus: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            cpus[i].to_string()
+        } else {
+            format!("{}-{}", cpus[i], cpus[j])
+        });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
 /// Runs one trial as `spec` says.
 pub fn run(spec: &TrialSpec) -> Result<TrialResult, String> {
     if let Some(cpu) = spec.cpu {
         pin(cpu)?;
     }
+    let msg = message(spec.size);
+    if let Some(target) = &spec.lib {
+        return run_lib(spec, target, &msg);
+    }
     let op =
         Operation::from_id(&spec.op).ok_or_else(|| format!("unknown operation '{}'", spec.op))?;
     let hasher = op.prepare()?;
-    let msg = message(spec.size);
     let mut out = [0u8; 128];
+    Ok(timed(spec, &msg, |m| {
+        hasher.hash(m, &mut out);
+        black_box(&out);
+    }))
+}
+
+/// One trial of a C library's `CryptHash`: every call through the C ABI
+/// into a guarded digest buffer; the first and the last digest of the trial
+/// are checked against ours, the guard bytes after every trial.
+fn run_lib(spec: &TrialSpec, target: &LibTarget, msg: &[u8]) -> Result<TrialResult, String> {
+    use crate::cabi::{CLibrary, GuardedDigest};
+    let alg = pavelor::Algorithm::from_output_bits(target.bits)
+        .ok_or_else(|| format!("{} is not a Pavelor digest length", target.bits))?;
+    let lib = CLibrary::open(&target.path)?;
+    let expected = crate::library::tasks::reference(alg, msg, 8 * msg.len() as u64);
+    let mut out = GuardedDigest::new(alg.output_len());
+    let bits = target.bits as i32;
+    let nbits = 8 * msg.len() as u64;
+    let mut rc = 0;
+    let check = |rc: i32, out: &GuardedDigest| -> Result<(), String> {
+        match out.overwritten() {
+            0 if rc != 0 => Err(format!("CryptHash returned {rc}")),
+            0 if out.digest() != expected.as_slice() => Err("wrong digest".into()),
+            0 => Ok(()),
+            n => Err(format!("wrote at least {n} bytes past the digest")),
+        }
+    };
+    check(lib.hash(bits, msg, nbits, &mut out), &out)?;
+    let result = timed(spec, msg, |m| {
+        rc |= lib.hash(bits, m, nbits, &mut out);
+        black_box(out.digest());
+    });
+    check(rc, &out)?;
+    Ok(result)
+}
+
+/// Times `call` on `msg` as `spec` says (after one warm-up call).
+fn timed(spec: &TrialSpec, msg: &[u8], mut call: impl FnMut(&[u8])) -> TrialResult {
     let mut counter = CycleCounter::open(spec.force_ticks);
 
     // The calibration call: warms caches, page tables and the branch predictors.
-    hasher.hash(black_box(&msg), &mut out);
-    black_box(&out);
+    call(black_box(msg));
 
     let calls = if spec.calls == 0 {
-        estimate_calls(&hasher, &msg)
+        estimate_calls(&mut call, msg)
     } else {
         spec.calls
     };
@@ -108,12 +198,11 @@ pub fn run(spec: &TrialSpec) -> Result<TrialResult, String> {
 
     let (c0, t0) = (counter.read(), monotonic_raw_ns());
     for _ in 0..calls {
-        hasher.hash(black_box(&msg), &mut out);
-        black_box(&out);
+        call(black_box(msg));
     }
     let (t1, c1) = (monotonic_raw_ns(), counter.read());
 
-    Ok(TrialResult {
+    TrialResult {
         calls,
         cycles: c1.wrapping_sub(c0),
         ns: t1 - t0,
@@ -123,17 +212,16 @@ pub fn run(spec: &TrialSpec) -> Result<TrialResult, String> {
         peak_rss_kib: status_kib("VmHWM:"),
         cpu: spec.cpu,
         pid: std::process::id(),
-    })
+    }
 }
 
 /// For a calibration run: the number of calls that take about 20 ms.
-fn estimate_calls(hasher: &crate::ops::Prepared, msg: &[u8]) -> u64 {
-    let mut out = [0u8; 128];
+fn estimate_calls(call: &mut impl FnMut(&[u8]), msg: &[u8]) -> u64 {
     let mut calls = 1u64;
     loop {
         let t0 = monotonic_raw_ns();
         for _ in 0..calls {
-            hasher.hash(black_box(msg), &mut out);
+            call(black_box(msg));
         }
         if monotonic_raw_ns() - t0 >= 20_000_000 || calls >= 1 << 30 {
             return calls;
@@ -145,20 +233,20 @@ fn estimate_calls(hasher: &crate::ops::Prepared, msg: &[u8]) -> u64 {
 /// The worker's entry point: reads the spec from `arg` (JSON), prints the
 /// result (JSON) on stdout. Returns the process exit status.
 pub fn main_with_arg(arg: &str) -> i32 {
-    let result = serde_json::from_str::<TrialSpec>(arg)
-        .map_err(|e| format!("bad trial spec: {e}"))
-        .and_then(|s| run(&s));
+    // A request about a C library carries a `lib_task` tag; anything else
+    // is a trial spec.
+    let result = match serde_json::from_str::<crate::library::tasks::LibTask>(arg) {
+        Ok(task) => crate::library::tasks::run(&task),
+        Err(_) => serde_json::from_str::<TrialSpec>(arg)
+            .map_err(|e| format!("bad trial spec: {e}"))
+            .and_then(|s| run(&s))
+            .and_then(|r| serde_json::to_string(&r).map_err(|e| e.to_string())),
+    };
     match result {
-        Ok(r) => match serde_json::to_string(&r) {
-            Ok(json) => {
-                println!("{json}");
-                0
-            }
-            Err(e) => {
-                eprintln!("pavelor trial: {e}");
-                1
-            }
-        },
+        Ok(json) => {
+            println!("{json}");
+            0
+        }
         Err(e) => {
             eprintln!("pavelor trial: {e}");
             1

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use pavelor_bench::campaign::{Method, WorkerCommand};
+use pavelor_bench::library::LibSpec;
 use pavelor_bench::ops::Operation;
 use pavelor_bench::report::{self, Config, Progress, SIZES};
 
@@ -25,7 +26,7 @@ pub struct ReportArgs {
     /// Message lengths in bytes, comma-separated [default: S1..S8 = 32,128,512,1024,4096,8192,16384,65536].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=(1 << 26)))]
     sizes: Vec<u32>,
-    /// Pin the trials to this CPU [default: the last CPU].
+    /// Pin the trials to this CPU; it must be in this process's affinity mask [default: the last CPU of the mask].
     #[arg(long, value_name = "N")]
     cpu: Option<usize>,
     /// Use the time-stamp counter even where the hardware cycle counter is available.
@@ -37,6 +38,24 @@ pub struct ReportArgs {
     /// Only measure Pavelor (no SHA-512, SHA3-512, BLAKE2b, BLAKE3, SM3 comparison).
     #[arg(long)]
     no_compare: bool,
+    /// Also check and measure an ICCS CryptHash shared library, side by side (repeatable).
+    #[arg(long = "lib", value_name = "NAME=PATH")]
+    libs: Vec<LibSpec>,
+    /// The implementation the ratio columns compare with: a --lib NAME or a backend [default: the first --lib].
+    #[arg(long, value_name = "NAME")]
+    baseline: Option<String>,
+    /// Seconds a library probe, bad-input check or calibration run may take before it counts as hung.
+    #[arg(long, value_name = "S", default_value_t = 60.0, value_parser = parse_timeout)]
+    timeout: f64,
+}
+
+fn parse_timeout(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.1..=3600.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a number of seconds between 0.1 and 3600"
+        )),
+    }
 }
 
 pub fn run(args: &ReportArgs) -> ExitCode {
@@ -57,12 +76,19 @@ pub fn run(args: &ReportArgs) -> ExitCode {
         method.trials = t as usize;
     }
     method.force_ticks = args.ticks;
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    method.cpu = Some(args.cpu.unwrap_or(cpus - 1));
-    if let Some(c) = method.cpu.filter(|&c| c >= cpus) {
-        eprintln!("pavelor: --cpu {c}: this machine has CPUs 0..{}", cpus - 1);
-        return ExitCode::FAILURE;
-    }
+    method.timeout_s = args.timeout;
+    let allowed = match pavelor_bench::worker::allowed_cpus() {
+        Ok(a) if !a.is_empty() => a,
+        Ok(_) => {
+            eprintln!("pavelor: report: the affinity mask of this process is empty");
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            eprintln!("pavelor: report: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    method.cpu = Some(args.cpu.unwrap_or(allowed[allowed.len() - 1]));
     let mut ops = Operation::pavelor_all();
     if !args.no_compare {
         ops.extend(Operation::OTHERS);
@@ -77,6 +103,8 @@ pub fn run(args: &ReportArgs) -> ExitCode {
             args.sizes.iter().map(|&s| s as usize).collect()
         },
         ops,
+        libs: args.libs.clone(),
+        baseline: args.baseline.clone(),
         worker: WorkerCommand {
             program: exe.clone(),
             args: vec!["__trial".into()],
@@ -113,11 +141,21 @@ pub fn run(args: &ReportArgs) -> ExitCode {
                 config.out_dir.join("report.md").display()
             );
             println!(
-                "{} figures, {} KAT files checked ({failed} failed)",
+                "{} figures ({} failed), {} KAT files checked ({failed} failed)",
                 c.measurements.len(),
+                c.failures.len(),
                 c.kat.len()
             );
-            if failed > 0 {
+            for g in &c.libs {
+                println!(
+                    "library {}: {} ({})",
+                    g.spec.name,
+                    g.status.label(),
+                    g.detail
+                );
+            }
+            if c.failed() {
+                eprintln!("pavelor: report: FAIL (see the top of report.md)");
                 ExitCode::FAILURE
             } else {
                 ExitCode::SUCCESS

@@ -1,0 +1,396 @@
+//! The parent side of the functional gate: probe, KATs and behaviour
+//! checks, each in its own worker with a time limit.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use pavelor::Algorithm;
+use pavelor_kat::suite::KatKind;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::LibSpec;
+use super::identity::{Identity, identify};
+use super::tasks::{BehaviourResult, Check, KatFileResult, LibTask, ProbeResult, Verdict};
+use crate::campaign::WorkerCommand;
+use crate::isolate::{self, Ended};
+
+/// What a library's campaign came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LibStatus {
+    /// Every instance it computes passed the KATs: it is measured.
+    #[serde(rename = "PASS")]
+    Pass,
+    /// Wrong digests, a failed KAT, or no instance computed correctly.
+    #[serde(rename = "FAIL")]
+    Fail,
+    /// A worker was killed by a signal (SIGSEGV, SIGABRT, ...).
+    #[serde(rename = "CRASH")]
+    Crash,
+    /// A call did not return within the time limit.
+    #[serde(rename = "HANG")]
+    Hang,
+    /// A call wrote past the digest.
+    #[serde(rename = "OVERWRITE")]
+    Overwrite,
+    /// Not an ELF library, or no `CryptHash` to load.
+    #[serde(rename = "LOAD ERROR")]
+    LoadError,
+}
+
+impl LibStatus {
+    /// As the report writes it.
+    pub fn label(self) -> &'static str {
+        match self {
+            LibStatus::Pass => "PASS",
+            LibStatus::Fail => "FAIL",
+            LibStatus::Crash => "FAIL: CRASH",
+            LibStatus::Hang => "FAIL: HANG",
+            LibStatus::Overwrite => "FAIL: WRITES PAST DIGEST",
+            LibStatus::LoadError => "FAIL: LOAD ERROR",
+        }
+    }
+}
+
+/// One KAT file of one library instance.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LibKat {
+    /// Instance.
+    pub instance: String,
+    /// File name.
+    pub file: String,
+    /// "PASS", "FAIL" or "NOT RUN".
+    pub status: String,
+    /// Records verified.
+    pub passed: usize,
+    /// Records in the file.
+    pub total: usize,
+    /// Failure, crash, hang, or why not run.
+    pub detail: Option<String>,
+}
+
+/// One behaviour check, for information.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Behaviour {
+    /// The call.
+    pub call: String,
+    /// What the contract asks for.
+    pub expected: String,
+    /// What the library did.
+    pub observed: String,
+    /// Whether that is what the contract asks for.
+    pub conforms: bool,
+}
+
+/// Everything the gate found about one library.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LibGate {
+    /// As given.
+    pub spec: LibSpec,
+    /// The file's identity (None if it could not be read).
+    pub identity: Option<Identity>,
+    /// The probe's answer.
+    pub probe: Option<ProbeResult>,
+    /// Instances computed correctly (probe), in order.
+    pub instances: Vec<String>,
+    /// KAT files per instance.
+    pub kat: Vec<LibKat>,
+    /// Behaviour on bad input.
+    pub behaviour: Vec<Behaviour>,
+    /// The verdict.
+    pub status: LibStatus,
+    /// What happened, in one line.
+    pub detail: String,
+}
+
+impl LibGate {
+    /// The instances to measure: those that passed (none unless PASS).
+    pub fn measured_instances(&self) -> Vec<Algorithm> {
+        if self.status != LibStatus::Pass {
+            return Vec::new();
+        }
+        self.instances
+            .iter()
+            .filter_map(|n| n.parse().ok())
+            .collect()
+    }
+}
+
+/// The gate's settings.
+#[derive(Clone, Debug)]
+pub struct GateConfig {
+    /// Where the KAT files are.
+    pub kat_dir: PathBuf,
+    /// Also `KAT_2_33` (1 GiB messages in memory).
+    pub kat_2_33: bool,
+    /// Limit for a probe or behaviour worker.
+    pub timeout: Duration,
+}
+
+/// How a worker call about a library ended.
+enum Answer<T> {
+    Ok(T),
+    /// Ended badly: status and description.
+    Bad(LibStatus, String),
+}
+
+fn last_context(stderr: &str) -> String {
+    stderr
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .map_or(String::new(), |l| format!(" during {}", l.trim()))
+}
+
+fn ask<T: DeserializeOwned>(worker: &WorkerCommand, task: &LibTask, limit: Duration) -> Answer<T> {
+    let json = match serde_json::to_string(task) {
+        Ok(j) => j,
+        Err(e) => return Answer::Bad(LibStatus::Fail, e.to_string()),
+    };
+    let mut cmd = Command::new(&worker.program);
+    cmd.args(&worker.args).arg(json);
+    let outcome = match isolate::run(cmd, limit) {
+        Ok(o) => o,
+        Err(e) => return Answer::Bad(LibStatus::Fail, e),
+    };
+    let context = last_context(&outcome.stderr);
+    match outcome.ended {
+        Ended::Exited { code: 0 } => match serde_json::from_slice(&outcome.stdout) {
+            Ok(v) => Answer::Ok(v),
+            Err(e) => Answer::Bad(LibStatus::Fail, format!("unreadable worker answer: {e}")),
+        },
+        Ended::Exited { .. } => {
+            let msg = outcome
+                .stderr
+                .lines()
+                .rev()
+                .find(|l| l.starts_with("pavelor trial:"))
+                .unwrap_or("worker failed")
+                .trim_start_matches("pavelor trial:")
+                .trim()
+                .to_string();
+            let status = if msg.starts_with("cannot load") || msg.contains("does not export") {
+                LibStatus::LoadError
+            } else {
+                LibStatus::Fail
+            };
+            Answer::Bad(status, msg)
+        }
+        e @ Ended::Signaled { .. } => {
+            Answer::Bad(LibStatus::Crash, format!("{}{context}", e.describe()))
+        }
+        e @ Ended::TimedOut { .. } => {
+            Answer::Bad(LibStatus::Hang, format!("{}{context}", e.describe()))
+        }
+    }
+}
+
+/// Time limit for checking one KAT file of `alg` from the probe's 1 KiB
+/// call time: three times the expected time plus the base limit.
+fn kat_limit(kind: KatKind, ns_per_kib: f64, base: Duration) -> Duration {
+    let kib_calls = match kind {
+        KatKind::Kat2_12 => 4097.0 * 0.3,
+        KatKind::Kat2_23 => 3.0 * 1024.0,
+        KatKind::Kat2_33 => 3.0 * 1024.0 * 1024.0,
+        KatKind::Loop => 1e6,
+    };
+    base + Duration::from_secs_f64(3.0 * kib_calls * ns_per_kib / 1e9)
+}
+
+fn describe_behaviour(check: Check, answer: Answer<BehaviourResult>) -> Behaviour {
+    let (observed, conforms) = match answer {
+        Answer::Ok(r) => {
+            let mut s = format!("returns {}", r.rc);
+            let conforms = match check {
+                Check::NullMsgEmpty => r.rc == 0 && r.digest_correct,
+                _ => r.rc != 0 && !r.digest_written,
+            };
+            if check == Check::NullMsgEmpty && r.rc == 0 {
+                s.push_str(if r.digest_correct {
+                    ", the empty message's digest"
+                } else {
+                    ", a digest that is not the empty message's"
+                });
+            } else if r.digest_written {
+                s.push_str(", writes the digest buffer");
+            } else {
+                s.push_str(", writes nothing");
+            }
+            if r.overwritten > 0 {
+                s.push_str(&format!(", writes {} bytes past the digest", r.overwritten));
+            }
+            (s, conforms && r.overwritten == 0)
+        }
+        Answer::Bad(_, what) => (what, false),
+    };
+    Behaviour {
+        call: check.call().into(),
+        expected: check.expected().into(),
+        observed,
+        conforms,
+    }
+}
+
+/// Runs the whole gate for `spec`. `progress` hears each step.
+pub fn run(
+    worker: &WorkerCommand,
+    spec: &LibSpec,
+    config: &GateConfig,
+    progress: &mut dyn FnMut(&str),
+) -> LibGate {
+    let mut gate = LibGate {
+        spec: spec.clone(),
+        identity: None,
+        probe: None,
+        instances: Vec::new(),
+        kat: Vec::new(),
+        behaviour: Vec::new(),
+        status: LibStatus::Pass,
+        detail: String::new(),
+    };
+    let fail = |gate: &mut LibGate, status: LibStatus, detail: String| {
+        if gate.status == LibStatus::Pass {
+            gate.status = status;
+            gate.detail = detail;
+        }
+    };
+    match identify(&spec.path) {
+        Ok(id) => {
+            if !id.exports_crypthash() {
+                fail(
+                    &mut gate,
+                    LibStatus::LoadError,
+                    "does not export CryptHash".into(),
+                );
+            }
+            gate.identity = Some(id);
+        }
+        Err(e) => fail(&mut gate, LibStatus::LoadError, e),
+    }
+    if gate.status != LibStatus::Pass {
+        return gate;
+    }
+    let path = spec.path.clone();
+    progress(&format!("{}: probe", spec.name));
+    let probe: ProbeResult = match ask(
+        worker,
+        &LibTask::Probe { path: path.clone() },
+        config.timeout,
+    ) {
+        Answer::Ok(p) => p,
+        Answer::Bad(status, what) => {
+            fail(&mut gate, status, format!("probe: {what}"));
+            return gate;
+        }
+    };
+    for l in &probe.lengths {
+        match l.verdict {
+            Verdict::Correct => gate.instances.push(format!("Pavelor-{}", l.bits)),
+            Verdict::Rejected => {}
+            Verdict::Wrong => fail(
+                &mut gate,
+                LibStatus::Fail,
+                format!("CryptHash({}, …): {}", l.bits, l.detail),
+            ),
+            Verdict::Overwrite => fail(
+                &mut gate,
+                LibStatus::Overwrite,
+                format!("CryptHash({}, …): {}", l.bits, l.detail),
+            ),
+        }
+    }
+    if gate.instances.is_empty() {
+        fail(
+            &mut gate,
+            LibStatus::Fail,
+            "computes no Pavelor instance correctly".into(),
+        );
+    }
+    let slowest = probe
+        .lengths
+        .iter()
+        .filter_map(|l| l.ns_per_kib)
+        .fold(0.0, f64::max);
+    gate.probe = Some(probe);
+
+    // Behaviour on bad input: for information, never part of the verdict.
+    if let Some(first) = gate
+        .instances
+        .first()
+        .and_then(|n| n.parse::<Algorithm>().ok())
+    {
+        for check in Check::ALL {
+            progress(&format!("{}: {}", spec.name, check.call()));
+            let task = LibTask::Behaviour {
+                path: path.clone(),
+                bits: first.output_bits(),
+                check,
+            };
+            let answer = ask(worker, &task, config.timeout);
+            gate.behaviour.push(describe_behaviour(check, answer));
+        }
+    }
+
+    // KATs, one worker per file, for every instance it computes.
+    let instances: Vec<Algorithm> = gate
+        .instances
+        .iter()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    for alg in instances {
+        for kind in KatKind::ALL {
+            let file = kind.file_name(alg);
+            let mut k = LibKat {
+                instance: alg.name().into(),
+                file: file.clone(),
+                status: "NOT RUN".into(),
+                passed: 0,
+                total: 0,
+                detail: None,
+            };
+            if kind == KatKind::Kat2_33 && !config.kat_2_33 {
+                k.detail = Some("3 x 1 GiB messages; run with --kat-2-33".into());
+                gate.kat.push(k);
+                continue;
+            }
+            if gate.status != LibStatus::Pass {
+                k.detail = Some("not run: the library already failed".into());
+                gate.kat.push(k);
+                continue;
+            }
+            progress(&format!("{}: {file}", spec.name));
+            let task = LibTask::Kat {
+                path: path.clone(),
+                bits: alg.output_bits(),
+                kind: String::from_utf8_lossy(kind.tag()).into_owned(),
+                file: config.kat_dir.join(&file),
+            };
+            match ask::<KatFileResult>(worker, &task, kat_limit(kind, slowest, config.timeout)) {
+                Answer::Ok(r) => {
+                    k.passed = r.passed;
+                    k.total = r.total;
+                    k.status = if r.failure.is_none() && r.total > 0 {
+                        "PASS".into()
+                    } else {
+                        "FAIL".into()
+                    };
+                    if let Some(f) = &r.failure {
+                        fail(&mut gate, LibStatus::Fail, format!("{file}: {f}"));
+                    }
+                    k.detail = r.failure;
+                }
+                Answer::Bad(status, what) => {
+                    k.status = "FAIL".into();
+                    fail(&mut gate, status, format!("{file}: {what}"));
+                    k.detail = Some(what);
+                }
+            }
+            gate.kat.push(k);
+        }
+    }
+    if gate.status == LibStatus::Pass {
+        gate.detail = format!("computes {}; KATs pass", gate.instances.join(", "));
+    }
+    gate
+}

@@ -1,0 +1,422 @@
+//! The worker side: what a worker does with a loaded library. Each task
+//! prints one JSON answer on stdout; before every call into the library it
+//! prints what it is about to do on stderr, so that the parent can say which
+//! call crashed or hung.
+
+use std::path::PathBuf;
+
+use pavelor::{Algorithm, Backend};
+use pavelor_kat::Drng;
+use pavelor_kat::format::{self, Record, encode_hex_upper};
+use pavelor_kat::suite::{KatKind, LOOP_ITERATIONS, LOOP_MSG_BITS, LongSource};
+use serde::{Deserialize, Serialize};
+
+use crate::cabi::{CLibrary, GuardedDigest};
+use crate::clock::monotonic_raw_ns;
+
+/// A request to a worker about a library.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "lib_task", rename_all = "kebab-case")]
+pub enum LibTask {
+    /// Which digest lengths does it compute correctly?
+    Probe {
+        /// The library.
+        path: PathBuf,
+    },
+    /// Check one KAT file through the C ABI.
+    Kat {
+        /// The library.
+        path: PathBuf,
+        /// Digest length passed to `CryptHash`.
+        bits: u32,
+        /// The file's kind (`KAT_2_12`, ...).
+        kind: String,
+        /// The KAT file.
+        file: PathBuf,
+    },
+    /// One bad-input call, for information.
+    Behaviour {
+        /// The library.
+        path: PathBuf,
+        /// The instance's digest length.
+        bits: u32,
+        /// Which call.
+        check: Check,
+    },
+}
+
+/// The bad-input calls recorded for information.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Check {
+    /// `msg = NULL` with `msg_len_bits = 8` (must be an error).
+    NullMsg,
+    /// `msg = NULL` with `msg_len_bits = 0` (allowed: the empty message).
+    NullMsgEmpty,
+    /// `digest = NULL` (must be an error).
+    NullDigest,
+    /// `digest_len_bits = 256`, not an instance (must be an error).
+    WrongLength,
+}
+
+impl Check {
+    /// Every check, in report order.
+    pub const ALL: [Check; 4] = [
+        Check::NullMsg,
+        Check::NullMsgEmpty,
+        Check::NullDigest,
+        Check::WrongLength,
+    ];
+
+    /// What the call is, for the report.
+    pub fn call(self) -> &'static str {
+        match self {
+            Check::NullMsg => "msg = NULL, msg_len_bits = 8",
+            Check::NullMsgEmpty => "msg = NULL, msg_len_bits = 0",
+            Check::NullDigest => "digest = NULL",
+            Check::WrongLength => "digest_len_bits = 256",
+        }
+    }
+
+    /// What the ICCS contract asks for.
+    pub fn expected(self) -> &'static str {
+        match self {
+            Check::NullMsgEmpty => "0 and the empty message's digest",
+            _ => "a non-zero error code, nothing written",
+        }
+    }
+}
+
+/// One digest length as the probe found it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Every probe message gave the right digest.
+    Correct,
+    /// The first call returned an error code: not this library's instance.
+    Rejected,
+    /// A call returned success with a wrong digest (or failed after
+    /// accepting the length).
+    Wrong,
+    /// A call wrote past the digest.
+    Overwrite,
+}
+
+/// The probe's finding for one digest length.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LengthProbe {
+    /// `digest_len_bits`.
+    pub bits: u32,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Details (return code, first differing call).
+    pub detail: String,
+    /// Nanoseconds per 1 KiB call (correct lengths only), to size time limits.
+    pub ns_per_kib: Option<f64>,
+}
+
+/// What the probe found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProbeResult {
+    /// Whether `CryptHash_AlgorithmInstance` is exported.
+    pub exports_instance_fn: bool,
+    /// What it returned.
+    pub instance_name: Option<String>,
+    /// Every digest length probed.
+    pub lengths: Vec<LengthProbe>,
+}
+
+/// The answer to a behaviour check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BehaviourResult {
+    /// The return value.
+    pub rc: i32,
+    /// Whether the digest buffer changed.
+    pub digest_written: bool,
+    /// Whether it was the expected digest (`NullMsgEmpty` only).
+    pub digest_correct: bool,
+    /// Guard bytes changed past the digest.
+    pub overwritten: usize,
+}
+
+/// A KAT file checked through the C ABI.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KatFileResult {
+    /// Records that verified.
+    pub passed: usize,
+    /// Records in the file.
+    pub total: usize,
+    /// The first failure.
+    pub failure: Option<String>,
+}
+
+/// The reference answer: our own implementation (best backend).
+pub fn reference(alg: Algorithm, msg: &[u8], nbits: u64) -> Vec<u8> {
+    alg.hasher_with(Backend::best())
+        .and_then(|mut h| h.update_bits(msg, nbits).map(|()| h.finalize().to_vec()))
+        .unwrap_or_default()
+}
+
+/// The probe messages: (description, bytes, bits).
+fn probe_messages() -> Vec<(&'static str, Vec<u8>, u64)> {
+    let long = Drng::new(&Drng::official_seed(b"PAVPROBE")).generate(8 * 1000);
+    vec![
+        ("the empty message", Vec::new(), 0),
+        ("\"abc\" (24 bits)", b"abc".to_vec(), 24),
+        ("5 bits 10101", vec![0xA8], 5),
+        ("1000 DRNG bytes", long.clone(), 8000),
+        ("1597 bits", long[..200].to_vec(), 1597),
+    ]
+}
+
+fn say(what: &str) {
+    eprintln!("{what}");
+}
+
+fn probe(lib: &CLibrary) -> ProbeResult {
+    let instance_name = lib.algorithm_instance();
+    let candidates: Vec<Algorithm> = match instance_name.as_deref().map(str::parse::<Algorithm>) {
+        Some(Ok(alg)) => vec![alg],
+        _ => Algorithm::ALL.to_vec(),
+    };
+    let messages = probe_messages();
+    let mut lengths = Vec::new();
+    'alg: for alg in candidates {
+        let bits = alg.output_bits();
+        let mut out = GuardedDigest::new(alg.output_len());
+        for (i, (what, msg, nbits)) in messages.iter().enumerate() {
+            out.reset();
+            say(&format!("probe: CryptHash({bits}, {what})"));
+            let rc = lib.hash(bits as i32, msg, *nbits, &mut out);
+            let over = out.overwritten();
+            let (verdict, detail) = if over > 0 {
+                (
+                    Verdict::Overwrite,
+                    format!(
+                        "wrote at least {over} bytes past the {}-byte digest ({what})",
+                        alg.output_len()
+                    ),
+                )
+            } else if rc != 0 && i == 0 {
+                (Verdict::Rejected, format!("returns {rc}"))
+            } else if rc != 0 {
+                (
+                    Verdict::Wrong,
+                    format!("returns {rc} for {what} after accepting {bits}"),
+                )
+            } else if out.digest() != reference(alg, msg, *nbits).as_slice() {
+                (
+                    Verdict::Wrong,
+                    format!(
+                        "wrong digest for {what}: {}…",
+                        &encode_hex_upper(out.digest())[..16]
+                    ),
+                )
+            } else {
+                continue;
+            };
+            lengths.push(LengthProbe {
+                bits,
+                verdict,
+                detail,
+                ns_per_kib: None,
+            });
+            continue 'alg;
+        }
+        // Correct: time 1 KiB calls for about 20 ms (at least one call).
+        let msg = vec![0x5Au8; 1024];
+        say(&format!("probe: timing CryptHash({bits}, 1 KiB)"));
+        let t0 = monotonic_raw_ns();
+        let mut calls = 0u64;
+        while calls == 0 || monotonic_raw_ns() - t0 < 20_000_000 {
+            lib.hash(bits as i32, &msg, 8192, &mut out);
+            calls += 1;
+        }
+        let ns = (monotonic_raw_ns() - t0) as f64 / calls as f64;
+        lengths.push(LengthProbe {
+            bits,
+            verdict: Verdict::Correct,
+            detail: format!("{} probe messages right", messages.len()),
+            ns_per_kib: Some(ns),
+        });
+    }
+    ProbeResult {
+        exports_instance_fn: lib.has_instance_fn(),
+        instance_name,
+        lengths,
+    }
+}
+
+/// One call through the C ABI that must succeed without an over-write.
+fn digest_via(
+    lib: &CLibrary,
+    alg: Algorithm,
+    out: &mut GuardedDigest,
+    msg: &[u8],
+    nbits: u64,
+) -> Result<Vec<u8>, String> {
+    out.reset();
+    let rc = lib.hash(alg.output_bits() as i32, msg, nbits, out);
+    let over = out.overwritten();
+    if over > 0 {
+        return Err(format!("wrote at least {over} bytes past the digest"));
+    }
+    if rc != 0 {
+        return Err(format!("CryptHash returned {rc}"));
+    }
+    Ok(out.digest().to_vec())
+}
+
+fn kat_record(
+    lib: &CLibrary,
+    alg: Algorithm,
+    kind: KatKind,
+    record: &Record,
+    drng: &mut Drng,
+    out: &mut GuardedDigest,
+) -> Result<(), String> {
+    if record.dst_len() != alg.output_bits() {
+        return Err(format!(
+            "Dst_Len is {}, but {alg} digests have {} bits",
+            record.dst_len(),
+            alg.output_bits()
+        ));
+    }
+    let got = match (kind, record) {
+        (KatKind::Kat2_12, Record::Full(r)) => {
+            if drng.generate(r.msg_len) != r.msg {
+                return Err("Msg is not the DRNG output for this record".into());
+            }
+            digest_via(lib, alg, out, &r.msg, r.msg_len)?
+        }
+        (KatKind::Loop, Record::Full(r)) => {
+            if r.msg_len != LOOP_MSG_BITS
+                || r.msg != Drng::new(&kind.seed()).generate(LOOP_MSG_BITS)
+            {
+                return Err("Msg is not the 8192-bit DRNG message of KAT_Loop".into());
+            }
+            let hlen = alg.output_len();
+            let mut m = r.msg.clone();
+            let mut d = digest_via(lib, alg, out, &m, LOOP_MSG_BITS)?;
+            for _ in 0..LOOP_ITERATIONS {
+                m.rotate_left(hlen);
+                for (b, x) in m.iter_mut().zip(d.iter()) {
+                    *b ^= x;
+                }
+                d = digest_via(lib, alg, out, &m, LOOP_MSG_BITS)?;
+            }
+            d
+        }
+        (KatKind::Kat2_23 | KatKind::Kat2_33, Record::Long(r)) => {
+            let source = LongSource::of(r)
+                .ok_or("empty Msg_Seed but Msg_Exp is neither all 00 nor all FF")?;
+            let len = usize::try_from(r.msg_len.div_ceil(8))
+                .map_err(|_| "message too long for memory".to_string())?;
+            let mut msg = Vec::new();
+            msg.try_reserve_exact(len)
+                .map_err(|e| format!("cannot hold the {}-bit message: {e}", r.msg_len))?;
+            source.stream(r.msg_len, |c| msg.extend_from_slice(c));
+            let head = msg.get(..8).unwrap_or_default();
+            let tail = msg.get(msg.len().saturating_sub(8)..).unwrap_or_default();
+            if head != r.exp_head || tail != r.exp_tail {
+                return Err("Msg_Exp does not match the generated message".into());
+            }
+            digest_via(lib, alg, out, &msg, r.msg_len)?
+        }
+        _ => return Err("record layout does not belong in this file".into()),
+    };
+    if got.as_slice() == record.dst() {
+        Ok(())
+    } else {
+        Err(format!(
+            "Dst mismatch: expected {}, computed {}",
+            encode_hex_upper(record.dst()),
+            encode_hex_upper(&got)
+        ))
+    }
+}
+
+/// Parses a KAT kind from its tag (`KAT_2_12`, `KAT_2_23`, `KAT_2_33`, `KAT_Loop`).
+pub fn kind_from_tag(tag: &str) -> Option<KatKind> {
+    KatKind::ALL
+        .into_iter()
+        .find(|k| k.tag().as_slice() == tag.as_bytes())
+}
+
+fn kat(lib: &CLibrary, bits: u32, kind: KatKind, file: &PathBuf) -> Result<KatFileResult, String> {
+    let alg = Algorithm::from_output_bits(bits).ok_or("not a Pavelor digest length")?;
+    let text = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let records = format::parse(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let mut drng = Drng::new(&kind.seed());
+    let mut out = GuardedDigest::new(alg.output_len());
+    for (i, located) in records.iter().enumerate() {
+        say(&format!(
+            "kat: {} record {} (Msg_Len = {})",
+            file.display(),
+            i + 1,
+            located.record.msg_len()
+        ));
+        if let Err(reason) = kat_record(lib, alg, kind, &located.record, &mut drng, &mut out) {
+            return Ok(KatFileResult {
+                passed: i,
+                total: records.len(),
+                failure: Some(format!(
+                    "record {} (line {}, Msg_Len = {}): {reason}",
+                    i + 1,
+                    located.line,
+                    located.record.msg_len()
+                )),
+            });
+        }
+    }
+    Ok(KatFileResult {
+        passed: records.len(),
+        total: records.len(),
+        failure: None,
+    })
+}
+
+fn behaviour(lib: &CLibrary, bits: u32, check: Check) -> BehaviourResult {
+    let alg = Algorithm::from_output_bits(bits);
+    let len = alg.map_or(128, |a| a.output_len());
+    let mut out = GuardedDigest::new(crate::cabi::MAX_DIGEST_BYTES);
+    say(&format!("behaviour: CryptHash with {}", check.call()));
+    let rc = match check {
+        Check::NullMsg => lib.hash_null_msg(bits as i32, 8, &mut out),
+        Check::NullMsgEmpty => lib.hash_null_msg(bits as i32, 0, &mut out),
+        Check::NullDigest => lib.hash_null_digest(bits as i32, b"abc"),
+        Check::WrongLength => lib.hash(256, b"abc", 24, &mut out),
+    };
+    let digest_correct = alg.is_some_and(|a| out.digest()[..len] == reference(a, &[], 0)[..]);
+    BehaviourResult {
+        rc,
+        digest_written: out.digest_written(),
+        digest_correct,
+        overwritten: out.overwritten(),
+    }
+}
+
+/// Runs `task` in this (worker) process; the JSON answer.
+pub fn run(task: &LibTask) -> Result<String, String> {
+    let json = |r: Result<String, serde_json::Error>| r.map_err(|e| e.to_string());
+    match task {
+        LibTask::Probe { path } => {
+            let lib = CLibrary::open(path)?;
+            json(serde_json::to_string(&probe(&lib)))
+        }
+        LibTask::Kat {
+            path,
+            bits,
+            kind,
+            file,
+        } => {
+            let kind = kind_from_tag(kind).ok_or_else(|| format!("unknown KAT kind '{kind}'"))?;
+            let lib = CLibrary::open(path)?;
+            json(serde_json::to_string(&kat(&lib, *bits, kind, file)?))
+        }
+        LibTask::Behaviour { path, bits, check } => {
+            let lib = CLibrary::open(path)?;
+            json(serde_json::to_string(&behaviour(&lib, *bits, *check)))
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! Functional testing of the Rust backends (report section 3).
+
+use pavelor::{Algorithm, Backend};
+use pavelor_kat::format;
+use pavelor_kat::suite::KatKind;
+use pavelor_kat::verify::check_file;
+use serde::{Deserialize, Serialize};
+
+use super::{Config, Progress};
+
+/// Result of one KAT file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct KatResult {
+    /// Instance name.
+    pub instance: String,
+    /// File name.
+    pub file: String,
+    /// Backend used.
+    pub backend: String,
+    /// "PASS", "FAIL" or "NOT RUN".
+    pub status: String,
+    /// Records that verified.
+    pub passed: usize,
+    /// Records in the file.
+    pub total: usize,
+    /// Failure or reason not run.
+    pub detail: Option<String>,
+}
+
+/// Verifies the KAT files (best backend: all four files, `KAT_2_33` only if
+/// asked; every other backend: `KAT_2_12` and `KAT_2_23`).
+pub fn run_kat(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Vec<KatResult> {
+    let best = Backend::best();
+    let mut jobs: Vec<(Algorithm, KatKind, Backend)> = Vec::new();
+    for alg in Algorithm::ALL {
+        for kind in KatKind::ALL {
+            jobs.push((alg, kind, best));
+        }
+        for &b in Backend::ALL
+            .iter()
+            .filter(|b| b.is_available() && **b != best)
+        {
+            jobs.push((alg, KatKind::Kat2_12, b));
+            jobs.push((alg, KatKind::Kat2_23, b));
+        }
+    }
+    progress(Progress::Phase("functional tests (KAT)", jobs.len() as u64));
+    let emulated = crate::env::emulated();
+    let mut results = Vec::new();
+    for (alg, kind, backend) in jobs {
+        let file = kind.file_name(alg);
+        progress(Progress::Step(&format!("{file} ({backend})")));
+        let mut r = KatResult {
+            instance: alg.name().into(),
+            file: file.clone(),
+            backend: backend.name().into(),
+            status: "NOT RUN".into(),
+            passed: 0,
+            total: 0,
+            detail: None,
+        };
+        if kind == KatKind::Kat2_33 && !config.kat_2_33 {
+            r.detail = Some("3 x 1 GiB messages; run with --kat-2-33".into());
+            results.push(r);
+            continue;
+        }
+        if kind == KatKind::Loop && emulated {
+            r.detail = Some(
+                "10^6 chained hashes take too long under emulation (qemu user mode); run natively"
+                    .into(),
+            );
+            results.push(r);
+            continue;
+        }
+        let path = config.kat_dir.join(&file);
+        let parsed = std::fs::read(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))
+            .and_then(|t| format::parse(&t).map_err(|e| format!("{}: {e}", path.display())));
+        match parsed {
+            Err(e) => {
+                r.status = "FAIL".into();
+                r.detail = Some(e);
+            }
+            Ok(records) => {
+                let report = check_file(kind, alg, backend, &records, &mut |_, _| {});
+                r.passed = report.passed;
+                r.total = report.total;
+                r.status = if report.failure.is_none() && report.total > 0 {
+                    "PASS"
+                } else {
+                    "FAIL"
+                }
+                .into();
+                r.detail = report.failure.map(|f| f.to_string());
+            }
+        }
+        results.push(r);
+    }
+    results
+}

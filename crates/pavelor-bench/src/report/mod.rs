@@ -1,0 +1,294 @@
+//! The report job: functional tests, measurements, and the NICCS §3.5
+//! report with its raw evidence (one JSON record per figure).
+//!
+//! * [`validate`] — everything checkable before measuring (options, output
+//!   directory, KAT data, libraries), in seconds.
+//! * [`kat`] — the Rust backends' KATs; C libraries go through
+//!   [`crate::library::gate`].
+//! * [`rows`] — the implementation-agnostic [`rows::Row`]: one per measured
+//!   implementation (Rust backend, C library instance, comparison hash);
+//!   every section reads rows.
+//! * [`sections`] — one function per §3.5 section.
+//! * [`records`] — the JSON evidence; [`charts`] — the SVG charts.
+
+#![forbid(unsafe_code)]
+
+pub mod charts;
+pub mod kat;
+pub mod probe;
+pub mod records;
+pub mod rows;
+pub mod sections;
+pub mod validate;
+
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use pavelor::Algorithm;
+
+use crate::campaign::{Measurement, Method, WorkerCommand, measure};
+use crate::elf::{StaticSize, static_size};
+use crate::env::{Environment, collect};
+use crate::library::LibSpec;
+use crate::library::gate::{self, GateConfig, LibGate, LibStatus};
+use crate::ops::{Operation, Subject};
+
+pub use kat::KatResult;
+pub use probe::{AesProbe, aes_probe};
+
+/// The message lengths S1..S8 of the NICCS guide, in bytes.
+pub const SIZES: [usize; 8] = [32, 128, 512, 1024, 4096, 8192, 16384, 65536];
+
+/// AES rounds in one Paff call.
+pub const AES_ROUNDS_PER_PAFF: f64 = 456.0;
+
+/// Anchor figures of the reference campaigns: (instance, arm_1, x86_1)
+/// cycles per byte at 64 KiB for the submitted reference C.
+pub const ANCHORS_64K: [(Algorithm, f64, f64); 3] = [
+    (Algorithm::Pavelor512, 187.5, 192.9),
+    (Algorithm::Pavelor768, 280.6, 290.2),
+    (Algorithm::Pavelor1024, 563.3, 576.5),
+];
+
+/// Anchor mean cycles for 32-byte messages: (instance, arm_1, x86_1).
+pub const ANCHORS_32B: [(Algorithm, f64, f64); 3] = [
+    (Algorithm::Pavelor512, 36_900.0, 37_800.0),
+    (Algorithm::Pavelor768, 36_700.0, 37_900.0),
+    (Algorithm::Pavelor1024, 72_600.0, 74_500.0),
+];
+
+/// What to run and where to write it.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Output directory (`report.md`, `records/`, charts).
+    pub out_dir: PathBuf,
+    /// Directory of the official KAT files.
+    pub kat_dir: PathBuf,
+    /// The measurement method.
+    pub method: Method,
+    /// Message lengths, bytes.
+    pub sizes: Vec<usize>,
+    /// Built-in operations to measure.
+    pub ops: Vec<Operation>,
+    /// C libraries to check and measure beside them.
+    pub libs: Vec<LibSpec>,
+    /// The implementation the ratio columns compare with: a library name,
+    /// or a Rust backend name [default: the first library, else the best
+    /// backend].
+    pub baseline: Option<String>,
+    /// How to start a trial process.
+    pub worker: WorkerCommand,
+    /// Also verify KAT_2_33 (3 x 1 GiB per instance).
+    pub kat_2_33: bool,
+    /// The command line that started the report.
+    pub command_line: Vec<String>,
+    /// The executable whose code is measured (for static memory).
+    pub measured_exe: PathBuf,
+}
+
+/// Progress events for a front end.
+pub enum Progress<'a> {
+    /// A new phase with this many steps.
+    Phase(&'a str, u64),
+    /// One step of the phase done, with a short description.
+    Step(&'a str),
+}
+
+/// A figure that could not be measured (a worker failed, crashed or hung).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct FigureFailure {
+    /// [`Subject::id`].
+    pub op: String,
+    /// Message length.
+    pub size: usize,
+    /// What happened.
+    pub error: String,
+}
+
+/// Everything a report is made from.
+pub struct Campaign {
+    /// Start, UTC.
+    pub started: String,
+    /// End, UTC.
+    pub finished: String,
+    /// The environment.
+    pub environment: Environment,
+    /// KAT results of the Rust backends.
+    pub kat: Vec<KatResult>,
+    /// The C libraries' gates.
+    pub libs: Vec<LibGate>,
+    /// AES probe, if the CPU has AES-NI.
+    pub probe: Option<AesProbe>,
+    /// Everything measured, in report order.
+    pub subjects: Vec<Subject>,
+    /// Measurements.
+    pub measurements: Vec<Measurement>,
+    /// Figures that could not be measured.
+    pub failures: Vec<FigureFailure>,
+    /// Static size of the measured executable.
+    pub static_size: Option<StaticSize>,
+    /// Whether the run looks emulated.
+    pub emulated: bool,
+    /// What validation did to the output directory (stale records removed).
+    pub notes: Vec<String>,
+}
+
+impl Campaign {
+    /// Whether anything failed: a Rust KAT, a library, or a figure.
+    pub fn failed(&self) -> bool {
+        self.kat.iter().any(|k| k.status == "FAIL")
+            || self.libs.iter().any(|l| l.status != LibStatus::Pass)
+            || !self.failures.is_empty()
+    }
+
+    /// The counter unit of the figures.
+    pub fn unit(&self) -> &'static str {
+        self.measurements
+            .first()
+            .map_or("cycles", |m| m.counter().unit())
+    }
+}
+
+/// UTC time as RFC 3339 (seconds).
+pub fn utc_now() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}
+
+/// Runs the whole job and writes the report. Returns the campaign; the
+/// report is written also when KATs or libraries fail (it says FAIL at
+/// the top), so check [`Campaign::failed`].
+pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Campaign, String> {
+    let notes = validate::validate(config)?;
+    let started = utc_now();
+    progress(Progress::Phase("environment and AES probe", 1));
+    let environment = collect(config.method.cpu);
+    let probe = aes_probe(config.method.force_ticks);
+    progress(Progress::Step("done"));
+    let kat = kat::run_kat(config, progress);
+
+    let worker = emulated_worker(&config.worker);
+    progress(Progress::Phase(
+        "C libraries: probe, KATs, bad input",
+        config.libs.len() as u64,
+    ));
+    let gate_config = GateConfig {
+        kat_dir: config.kat_dir.clone(),
+        kat_2_33: config.kat_2_33,
+        timeout: std::time::Duration::from_secs_f64(config.method.timeout_s.max(0.1)),
+    };
+    let libs: Vec<LibGate> = config
+        .libs
+        .iter()
+        .map(|l| {
+            let g = gate::run(&worker, l, &gate_config, &mut |_| {});
+            progress(Progress::Step(&format!("{}: {}", l.name, g.status.label())));
+            g
+        })
+        .collect();
+
+    let subjects = subjects(config, &libs);
+    let jobs: Vec<(&Subject, usize)> = subjects
+        .iter()
+        .flat_map(|s| config.sizes.iter().map(move |&n| (s, n)))
+        .collect();
+    progress(Progress::Phase("performance", jobs.len() as u64));
+    let mut measurements = Vec::new();
+    let mut failures = Vec::new();
+    for (subject, size) in jobs {
+        progress(Progress::Step(&format!("{subject} {size} B")));
+        match measure(&worker, &config.method, subject, size) {
+            Ok(m) => measurements.push(m),
+            Err(error) => failures.push(FigureFailure {
+                op: subject.id(),
+                size,
+                error,
+            }),
+        }
+    }
+    let campaign = Campaign {
+        started,
+        finished: utc_now(),
+        environment,
+        kat,
+        libs,
+        probe,
+        subjects,
+        measurements,
+        failures,
+        static_size: static_size(&config.measured_exe).ok(),
+        emulated: crate::env::emulated(),
+        notes,
+    };
+    records::write(config, &campaign)?;
+    Ok(campaign)
+}
+
+/// Everything to measure, in report order: per instance the Rust
+/// backends, then the libraries' instances that passed; then the
+/// comparison hashes.
+pub fn subjects(config: &Config, libs: &[LibGate]) -> Vec<Subject> {
+    let mut v = Vec::new();
+    for alg in Algorithm::ALL {
+        v.extend(
+            config
+                .ops
+                .iter()
+                .filter(|o| matches!(o, Operation::Pavelor(a, _) if *a == alg))
+                .map(|&o| Subject::Op(o)),
+        );
+        for g in libs {
+            if g.measured_instances().contains(&alg) {
+                v.push(Subject::Lib {
+                    name: g.spec.name.clone(),
+                    path: g.spec.path.clone(),
+                    alg,
+                });
+            }
+        }
+    }
+    v.extend(
+        config
+            .ops
+            .iter()
+            .filter(|o| !matches!(o, Operation::Pavelor(..)))
+            .map(|&o| Subject::Op(o)),
+    );
+    v
+}
+
+/// The worker command to use here: under user-mode emulation (qemu-user
+/// without binfmt_misc) this binary cannot start itself directly, so the
+/// worker is started through the same emulator with the same options.
+fn emulated_worker(worker: &WorkerCommand) -> WorkerCommand {
+    match crate::env::emulator_prefix() {
+        Some(prefix) if !prefix.is_empty() => {
+            let mut args: Vec<String> = prefix[1..]
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            args.push(worker.program.display().to_string());
+            args.extend(worker.args.iter().cloned());
+            WorkerCommand {
+                program: PathBuf::from(&prefix[0]),
+                args,
+            }
+        }
+        _ => worker.clone(),
+    }
+}
+
+/// The report text.
+pub fn markdown(config: &Config, c: &Campaign) -> String {
+    let ctx = rows::Ctx::new(config, c);
+    let mut s = String::new();
+    sections::header(&mut s, &ctx);
+    sections::basic::write(&mut s, &ctx);
+    sections::environment::write(&mut s, &ctx);
+    sections::functional::write(&mut s, &ctx);
+    sections::performance::write(&mut s, &ctx);
+    sections::resources::write(&mut s, &ctx);
+    sections::public_key(&mut s);
+    sections::evidence::write(&mut s, &ctx);
+    sections::comparison::write(&mut s, &ctx);
+    s
+}

@@ -1,0 +1,157 @@
+//! Section 4: performance — per instance one side-by-side table of every
+//! implementation (Rust backends and C libraries, ratios against the
+//! baseline), the chart, and each implementation's full table.
+
+use std::fmt::Write as _;
+
+use pavelor::{Algorithm, Backend};
+
+use super::super::charts::chart_name;
+use super::super::records::record_name;
+use super::super::rows::{Ctx, Family, Row, human_ns};
+use crate::hw;
+use crate::ops::{Operation, Subject};
+
+/// Section 4.
+pub fn write(s: &mut String, ctx: &Ctx<'_>) {
+    let config = ctx.config;
+    let u = ctx.unit;
+    let _ = writeln!(s, "## 4. Performance\n");
+    let _ = writeln!(
+        s,
+        "Mean over all timed calls of {} trials, each in its own process pinned to the core of section 2; calls per trial chosen from a calibration run to total ≈ {:.1} s and ≥ {} calls. C libraries are called through the ICCS `CryptHash` ABI (a function pointer from `dlsym`, one call per hash), Rust backends through the one-shot Rust API, with the same messages, counters and trial method. \"{u}\" is the counter named in section 2. MB/s = 10^6 bytes/s.\n",
+        config.method.trials,
+        config.method.target_ns as f64 / 1e9,
+        config.method.min_calls
+    );
+    for alg in Algorithm::ALL {
+        let _ = writeln!(s, "### {alg}\n\n![{alg} {u}/byte](./{})\n", chart_name(alg));
+        side_by_side(s, ctx, alg);
+        for row in ctx.instance_rows(alg) {
+            let _ = writeln!(s, "**{}**\n", row.subject);
+            perf_table(s, ctx, row);
+            bound_note(s, ctx, alg, row);
+        }
+    }
+    let others: Vec<&Row<'_>> = ctx.comparison_rows().collect();
+    if !others.is_empty() {
+        let _ = writeln!(s, "### Comparison hashes (same run, same method)\n");
+        for row in others {
+            if let Subject::Op(op) = row.subject {
+                let _ = writeln!(s, "**{} — {}**\n", op.algorithm_name(), op.implementation());
+            }
+            perf_table(s, ctx, row);
+        }
+    }
+}
+
+/// Every implementation of `alg` side by side: mean counter units per call
+/// and the speed-up against the baseline (baseline ÷ this; > 1 = faster).
+fn side_by_side(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm) {
+    let rows: Vec<&Row<'_>> = ctx.instance_rows(alg).collect();
+    if rows.is_empty() {
+        return;
+    }
+    let base = ctx.baseline_row(alg);
+    let _ = writeln!(
+        s,
+        "Side by side: mean {u} per call, and in parentheses the speed-up against the baseline {} (the baseline's {u} ÷ this row's; > 1 = faster).\n",
+        base.map_or(
+            format!("`{}` (not measured for this instance)", ctx.baseline),
+            |b| format!("**{}**", b.name())
+        ),
+        u = ctx.unit
+    );
+    let mut header = String::from("| implementation |");
+    let mut rule = String::from("|---|");
+    for &size in &ctx.config.sizes {
+        let _ = write!(header, " {} {size} B |", ctx.size_label(size));
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(s, "{header}\n{rule}");
+    for row in rows {
+        let mut line = format!("| {} |", row.name());
+        for &size in &ctx.config.sizes {
+            let cell = match (row.at(size), base.and_then(|b| b.at(size))) {
+                (Some(m), Some(b)) => format!(
+                    " {:.0} ({:.2}×) |",
+                    m.mean_cycles(),
+                    b.mean_cycles() / m.mean_cycles().max(f64::MIN_POSITIVE)
+                ),
+                (Some(m), None) => format!(" {:.0} |", m.mean_cycles()),
+                (None, _) if row.failure_at(size).is_some() => " **failed** |".into(),
+                (None, _) => " – |".into(),
+            };
+            line.push_str(&cell);
+        }
+        let _ = writeln!(s, "{line}");
+    }
+    s.push('\n');
+}
+
+/// One implementation's full table; failed figures say what happened.
+fn perf_table(s: &mut String, ctx: &Ctx<'_>, row: &Row<'_>) {
+    let u = ctx.unit;
+    let _ = writeln!(
+        s,
+        "| size | bytes | mean {u} | {u}/byte | median of trial means | mean time | MB/s | n (trials × calls) | record |\n|---|---:|---:|---:|---:|---:|---:|---|---|"
+    );
+    for &size in &ctx.config.sizes {
+        let label = ctx.size_label(size);
+        if let Some(m) = row.at(size) {
+            let _ = writeln!(
+                s,
+                "| {label} | {size} | {:.0} | {:.2} | {:.0} | {} | {:.1} | {} ({} × {}) | [json](./{}) |",
+                m.mean_cycles(),
+                m.cycles_per_byte(),
+                m.median_trial_mean_cycles(),
+                human_ns(m.mean_ns()),
+                m.mb_per_s(),
+                m.total_calls(),
+                m.trials.len(),
+                m.calls_per_trial,
+                record_name(m)
+            );
+        } else if let Some(f) = row.failure_at(size) {
+            let _ = writeln!(
+                s,
+                "| {label} | {size} | **failed**: {} | | | | | | [failures](./records/failures.json) |",
+                f.replace('|', "\\|")
+            );
+        }
+    }
+    s.push('\n');
+}
+
+/// The AES-throughput bound and the fraction of it reached at 64 KiB, for
+/// hardware-AES implementations (Rust backends other than portable, and
+/// C libraries, whose code is not known: the bound applies to any).
+fn bound_note(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm, row: &Row<'_>) {
+    let u = ctx.unit;
+    let applies = match row.subject {
+        Subject::Op(Operation::Pavelor(_, b)) => *b != Backend::Portable,
+        _ => row.family == Family::CLibrary,
+    };
+    if let (Some(p), Some(m)) = (&ctx.c.probe, row.at(65536))
+        && applies
+        && p.counter == m.counter()
+    {
+        let bound = p.bound_per_byte(alg);
+        let _ = writeln!(
+            s,
+            "AES-throughput bound at 64 KiB: 456 × {:.3} / {} = {:.3} {u}/byte; measured {:.3}: **{:.0}% of the bound** (`records/aes-probe.json`, {:.3} {u} per {}).{}\n",
+            p.per_aesenc,
+            alg.rate_len(),
+            bound,
+            m.cycles_per_byte(),
+            100.0 * bound / m.cycles_per_byte(),
+            p.per_aesenc,
+            hw::aes_round_name(),
+            if cfg!(target_arch = "aarch64") {
+                " On AArch64 each Paff AES round is an `AESE`+`AESMC` pair plus an `EOR` on the same vector pipes, so this bound (pairs only) is not reachable."
+            } else {
+                ""
+            }
+        );
+    }
+}

@@ -1,0 +1,143 @@
+//! Everything the report can check before it measures, in seconds: the
+//! options, the output directory (writable; stale records removed), the
+//! KAT data, and the libraries' files.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use pavelor::{Algorithm, Backend};
+use pavelor_kat::format;
+use pavelor_kat::suite::KatKind;
+
+use super::Config;
+
+/// Checks `config`; on success returns notes on what it changed (stale
+/// records removed). Nothing is deleted unless every check passed.
+pub fn validate(config: &Config) -> Result<Vec<String>, String> {
+    check_options(config)?;
+    check_kat_data(&config.kat_dir, config.kat_2_33)?;
+    crate::library::validate(&config.libs)?;
+    if let Some(b) = &config.baseline
+        && !config.libs.iter().any(|l| &l.name == b)
+        && Backend::from_name(b).map_or(true, |b| !b.is_available())
+    {
+        return Err(format!(
+            "--baseline {b}: not a --lib name nor a backend this CPU runs"
+        ));
+    }
+    check_out_dir(&config.out_dir)?;
+    remove_stale_records(&config.out_dir)
+}
+
+fn check_options(config: &Config) -> Result<(), String> {
+    if config.sizes.is_empty() {
+        return Err("--sizes: no message length given".into());
+    }
+    let mut seen = HashSet::new();
+    for &s in &config.sizes {
+        if s == 0 {
+            return Err("--sizes: message lengths start at 1 byte".into());
+        }
+        if !seen.insert(s) {
+            return Err(format!("--sizes: {s} is given twice"));
+        }
+    }
+    if config.method.trials == 0 {
+        return Err("--trials must be at least 1".into());
+    }
+    if let Some(cpu) = config.method.cpu {
+        let allowed = crate::worker::allowed_cpus()?;
+        if !allowed.contains(&cpu) {
+            return Err(format!(
+                "--cpu {cpu}: this process may run on CPUs {} only (sched_getaffinity)",
+                crate::worker::cpu_list(&allowed)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every KAT file the run needs exists and parses.
+pub fn check_kat_data(dir: &Path, kat_2_33: bool) -> Result<(), String> {
+    if !dir.is_dir() {
+        return Err(format!("KAT directory {}: not found", dir.display()));
+    }
+    for alg in Algorithm::ALL {
+        for kind in KatKind::ALL {
+            if kind == KatKind::Kat2_33 && !kat_2_33 {
+                continue;
+            }
+            let path = dir.join(kind.file_name(alg));
+            let text = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let records = format::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            if records.is_empty() {
+                return Err(format!("{}: no records", path.display()));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The output directory and its `records/` exist (created if need be) and
+/// take a new file.
+pub fn check_out_dir(out: &Path) -> Result<(), String> {
+    let records = out.join("records");
+    std::fs::create_dir_all(&records)
+        .map_err(|e| format!("output directory {}: {e}", out.display()))?;
+    for dir in [out, records.as_path()] {
+        let probe = dir.join(format!(".pavelor-write-test-{}", std::process::id()));
+        std::fs::write(&probe, b"")
+            .map_err(|e| format!("output directory {} is not writable: {e}", dir.display()))?;
+        let _ = std::fs::remove_file(&probe);
+    }
+    Ok(())
+}
+
+/// Removes the `*.json` records a previous run left in `out/records`: the
+/// report's evidence index must list only this run's records. Returns a
+/// note saying how many were removed.
+pub fn remove_stale_records(out: &Path) -> Result<Vec<String>, String> {
+    let records = out.join("records");
+    let entries = std::fs::read_dir(&records).map_err(|e| format!("{}: {e}", records.display()))?;
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let path = e.path();
+        if path.extension().is_some_and(|x| x == "json") && path.is_file() {
+            std::fs::remove_file(&path)
+                .map_err(|err| format!("cannot remove stale record {}: {err}", path.display()))?;
+            removed += 1;
+        }
+    }
+    Ok(if removed > 0 {
+        vec![format!(
+            "{removed} record files of an earlier run in {} were removed before this run",
+            records.display()
+        )]
+    } else {
+        Vec::new()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_records_are_removed_and_counted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        check_out_dir(dir.path()).expect("writable");
+        let rec = dir.path().join("records");
+        std::fs::write(rec.join("old.json"), "{}").expect("write");
+        std::fs::write(rec.join("keep.txt"), "x").expect("write");
+        let notes = remove_stale_records(dir.path()).expect("removes");
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].starts_with("1 record files"));
+        assert!(!rec.join("old.json").exists() && rec.join("keep.txt").exists());
+        assert!(remove_stale_records(dir.path()).expect("again").is_empty());
+    }
+
+    #[test]
+    fn missing_kat_dir_is_refused() {
+        assert!(check_kat_data(Path::new("/nonexistent/kat"), false).is_err());
+    }
+}
