@@ -32,6 +32,7 @@ use crate::embedded::{Answers, Expected};
 use crate::format::{self, FullRecord, Located, LongRecord, Record, encode_hex_upper};
 use crate::implementation::Implementation;
 use crate::suite::{KatKind, LOOP_ITERATIONS, LOOP_MSG_BITS, LongSource};
+use crate::verify::MAX_LONG_BITS;
 
 /// Size limit for reading a `KAT_2_12` file: the largest official one
 /// (`Pavelor-1024`, 3 333 335 bytes) plus about 25 % slack.
@@ -493,7 +494,7 @@ pub fn check_file_bytes(
                 record: None,
                 line: Some(e.line),
                 msg_len: None,
-                reason: format!("malformed: {}", e.message),
+                reason: e.message,
             });
         }
     };
@@ -613,6 +614,15 @@ fn check_shape(
     drng: &mut Drng,
 ) -> Result<(), String> {
     let want_len = official_msg_len(kind, i);
+    if matches!(record, Record::Long(_)) && record.msg_len() > MAX_LONG_BITS {
+        return Err(format!(
+            "Msg_Len {} exceeds the verifier's limit of {MAX_LONG_BITS} bits \
+             (record {} of an official {} file has Msg_Len = {want_len})",
+            record.msg_len(),
+            i + 1,
+            tag(kind)
+        ));
+    }
     if record.msg_len() != want_len {
         return Err(format!(
             "Msg_Len is {}, but record {} of an official {} file has Msg_Len = {want_len}",
