@@ -14,6 +14,8 @@ use std::process::{Command, ExitCode};
 use clap::{Args, Parser, Subcommand};
 use pavelor_ffi::Algorithm;
 
+mod kat_data;
+
 /// Files copied from a cargo build of `pavelor-ffi` (`<target>/release/`).
 const LIBRARIES: [&str; 2] = ["libCryptHash.so", "libCryptHash.a"];
 /// The generated instance header.
@@ -44,6 +46,8 @@ enum Task {
     /// written; each file is written to a temporary name and renamed, so no
     /// half-written file ever carries a final name.
     Iccs(IccsArgs),
+    /// Derive the embedded official KAT answers (crates/pavelor-kat/data/) from ../shared/kat.
+    KatData(kat_data::KatDataArgs),
 }
 
 #[derive(Args)]
@@ -77,6 +81,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Task::Iccs(args) => iccs(&args),
+        Task::KatData(args) => kat_data::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

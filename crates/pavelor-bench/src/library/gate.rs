@@ -120,8 +120,8 @@ impl LibGate {
 /// The gate's settings.
 #[derive(Clone, Debug)]
 pub struct GateConfig {
-    /// Where the KAT files are.
-    pub kat_dir: PathBuf,
+    /// Where the KAT files are; `None`: the embedded official answers.
+    pub kat_dir: Option<PathBuf>,
     /// Also `KAT_2_33` (1 GiB messages in memory).
     pub kat_2_33: bool,
     /// Limit for a probe or behaviour worker.
@@ -364,17 +364,13 @@ pub fn run(
                 path: path.clone(),
                 bits: alg.output_bits(),
                 kind: String::from_utf8_lossy(kind.tag()).into_owned(),
-                file: config.kat_dir.join(&file),
+                file: config.kat_dir.as_ref().map(|d| d.join(&file)),
             };
             match ask::<KatFileResult>(worker, &task, kat_limit(kind, slowest, config.timeout)) {
                 Answer::Ok(r) => {
                     k.passed = r.passed;
                     k.total = r.total;
-                    k.status = if r.failure.is_none() && r.total > 0 {
-                        "PASS".into()
-                    } else {
-                        "FAIL".into()
-                    };
+                    k.status = if r.pass { "PASS".into() } else { "FAIL".into() };
                     if let Some(f) = &r.failure {
                         fail(&mut gate, LibStatus::Fail, format!("{file}: {f}"));
                     }

@@ -7,8 +7,10 @@ use std::path::PathBuf;
 
 use pavelor::{Algorithm, Backend};
 use pavelor_kat::Drng;
-use pavelor_kat::format::{self, Record, encode_hex_upper};
-use pavelor_kat::suite::{KatKind, LOOP_ITERATIONS, LOOP_MSG_BITS, LongSource};
+use pavelor_kat::format::encode_hex_upper;
+use pavelor_kat::implementation::Implementation;
+use pavelor_kat::official;
+use pavelor_kat::suite::KatKind;
 use serde::{Deserialize, Serialize};
 
 use crate::cabi::{CLibrary, GuardedDigest};
@@ -31,8 +33,8 @@ pub enum LibTask {
         bits: u32,
         /// The file's kind (`KAT_2_12`, ...).
         kind: String,
-        /// The KAT file.
-        file: PathBuf,
+        /// The KAT file; `None`: the official answers embedded in pavelor-kat.
+        file: Option<PathBuf>,
     },
     /// One bad-input call, for information.
     Behaviour {
@@ -146,6 +148,8 @@ pub struct KatFileResult {
     pub passed: usize,
     /// Records in the file.
     pub total: usize,
+    /// Whether every record verified.
+    pub pass: bool,
     /// The first failure.
     pub failure: Option<String>,
 }
@@ -267,75 +271,6 @@ fn digest_via(
     Ok(out.digest().to_vec())
 }
 
-fn kat_record(
-    lib: &CLibrary,
-    alg: Algorithm,
-    kind: KatKind,
-    record: &Record,
-    drng: &mut Drng,
-    out: &mut GuardedDigest,
-) -> Result<(), String> {
-    if record.dst_len() != alg.output_bits() {
-        return Err(format!(
-            "Dst_Len is {}, but {alg} digests have {} bits",
-            record.dst_len(),
-            alg.output_bits()
-        ));
-    }
-    let got = match (kind, record) {
-        (KatKind::Kat2_12, Record::Full(r)) => {
-            if drng.generate(r.msg_len) != r.msg {
-                return Err("Msg is not the DRNG output for this record".into());
-            }
-            digest_via(lib, alg, out, &r.msg, r.msg_len)?
-        }
-        (KatKind::Loop, Record::Full(r)) => {
-            if r.msg_len != LOOP_MSG_BITS
-                || r.msg != Drng::new(&kind.seed()).generate(LOOP_MSG_BITS)
-            {
-                return Err("Msg is not the 8192-bit DRNG message of KAT_Loop".into());
-            }
-            let hlen = alg.output_len();
-            let mut m = r.msg.clone();
-            let mut d = digest_via(lib, alg, out, &m, LOOP_MSG_BITS)?;
-            for _ in 0..LOOP_ITERATIONS {
-                m.rotate_left(hlen);
-                for (b, x) in m.iter_mut().zip(d.iter()) {
-                    *b ^= x;
-                }
-                d = digest_via(lib, alg, out, &m, LOOP_MSG_BITS)?;
-            }
-            d
-        }
-        (KatKind::Kat2_23 | KatKind::Kat2_33, Record::Long(r)) => {
-            let source = LongSource::of(r)
-                .ok_or("empty Msg_Seed but Msg_Exp is neither all 00 nor all FF")?;
-            let len = usize::try_from(r.msg_len.div_ceil(8))
-                .map_err(|_| "message too long for memory".to_string())?;
-            let mut msg = Vec::new();
-            msg.try_reserve_exact(len)
-                .map_err(|e| format!("cannot hold the {}-bit message: {e}", r.msg_len))?;
-            source.stream(r.msg_len, |c| msg.extend_from_slice(c));
-            let head = msg.get(..8).unwrap_or_default();
-            let tail = msg.get(msg.len().saturating_sub(8)..).unwrap_or_default();
-            if head != r.exp_head || tail != r.exp_tail {
-                return Err("Msg_Exp does not match the generated message".into());
-            }
-            digest_via(lib, alg, out, &msg, r.msg_len)?
-        }
-        _ => return Err("record layout does not belong in this file".into()),
-    };
-    if got.as_slice() == record.dst() {
-        Ok(())
-    } else {
-        Err(format!(
-            "Dst mismatch: expected {}, computed {}",
-            encode_hex_upper(record.dst()),
-            encode_hex_upper(&got)
-        ))
-    }
-}
-
 /// Parses a KAT kind from its tag (`KAT_2_12`, `KAT_2_23`, `KAT_2_33`, `KAT_Loop`).
 pub fn kind_from_tag(tag: &str) -> Option<KatKind> {
     KatKind::ALL
@@ -343,36 +278,53 @@ pub fn kind_from_tag(tag: &str) -> Option<KatKind> {
         .find(|k| k.tag().as_slice() == tag.as_bytes())
 }
 
-fn kat(lib: &CLibrary, bits: u32, kind: KatKind, file: &PathBuf) -> Result<KatFileResult, String> {
-    let alg = Algorithm::from_output_bits(bits).ok_or("not a Pavelor digest length")?;
-    let text = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    let records = format::parse(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-    let mut drng = Drng::new(&kind.seed());
-    let mut out = GuardedDigest::new(alg.output_len());
-    for (i, located) in records.iter().enumerate() {
-        say(&format!(
-            "kat: {} record {} (Msg_Len = {})",
-            file.display(),
-            i + 1,
-            located.record.msg_len()
-        ));
-        if let Err(reason) = kat_record(lib, alg, kind, &located.record, &mut drng, &mut out) {
-            return Ok(KatFileResult {
-                passed: i,
-                total: records.len(),
-                failure: Some(format!(
-                    "record {} (line {}, Msg_Len = {}): {reason}",
-                    i + 1,
-                    located.line,
-                    located.record.msg_len()
-                )),
-            });
+/// A loaded library as the KAT verifier's [`Implementation`]: every call
+/// through the C ABI into a guarded digest buffer.
+pub struct CImplementation<'a> {
+    lib: &'a CLibrary,
+    out: GuardedDigest,
+}
+
+impl Implementation for CImplementation<'_> {
+    fn digest(&mut self, alg: Algorithm, msg: &[u8], nbits: u64) -> Result<Vec<u8>, String> {
+        if self.out.digest().len() != alg.output_len() {
+            self.out = GuardedDigest::new(alg.output_len());
         }
+        digest_via(self.lib, alg, &mut self.out, msg, nbits)
     }
+}
+
+fn kat(
+    lib: &CLibrary,
+    bits: u32,
+    kind: KatKind,
+    file: Option<&PathBuf>,
+) -> Result<KatFileResult, String> {
+    let alg = Algorithm::from_output_bits(bits).ok_or("not a Pavelor digest length")?;
+    let mut imp = CImplementation {
+        lib,
+        out: GuardedDigest::new(alg.output_len()),
+    };
+    let mut shown = u64::MAX;
+    let mut progress = |record: u64, _: u64| {
+        if record != shown {
+            shown = record;
+            say(&format!(
+                "kat: {} record {}",
+                kind.file_name(alg),
+                record + 1
+            ));
+        }
+    };
+    let report = match file {
+        Some(path) => official::check_file(&mut imp, alg, kind, path, &mut progress),
+        None => official::check_embedded(&mut imp, alg, kind, &mut progress),
+    };
     Ok(KatFileResult {
-        passed: records.len(),
-        total: records.len(),
-        failure: None,
+        passed: report.passed,
+        total: report.total,
+        pass: report.is_pass(),
+        failure: report.failure.map(|f| f.to_string()),
     })
 }
 
@@ -412,7 +364,12 @@ pub fn run(task: &LibTask) -> Result<String, String> {
         } => {
             let kind = kind_from_tag(kind).ok_or_else(|| format!("unknown KAT kind '{kind}'"))?;
             let lib = CLibrary::open(path)?;
-            json(serde_json::to_string(&kat(&lib, *bits, kind, file)?))
+            json(serde_json::to_string(&kat(
+                &lib,
+                *bits,
+                kind,
+                file.as_ref(),
+            )?))
         }
         LibTask::Behaviour { path, bits, check } => {
             let lib = CLibrary::open(path)?;

@@ -1,9 +1,8 @@
 //! Functional testing of the Rust backends (report section 3).
 
 use pavelor::{Algorithm, Backend};
-use pavelor_kat::format;
+use pavelor_kat::official;
 use pavelor_kat::suite::KatKind;
-use pavelor_kat::verify::check_file;
 use serde::{Deserialize, Serialize};
 
 use super::{Config, Progress};
@@ -72,28 +71,17 @@ pub fn run_kat(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Vec<K
             results.push(r);
             continue;
         }
-        let path = config.kat_dir.join(&file);
-        let parsed = std::fs::read(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))
-            .and_then(|t| format::parse(&t).map_err(|e| format!("{}: {e}", path.display())));
-        match parsed {
-            Err(e) => {
-                r.status = "FAIL".into();
-                r.detail = Some(e);
+        let mut imp = backend;
+        let report = match &config.kat_dir {
+            Some(dir) => {
+                official::check_file(&mut imp, alg, kind, &dir.join(&file), &mut |_, _| {})
             }
-            Ok(records) => {
-                let report = check_file(kind, alg, backend, &records, &mut |_, _| {});
-                r.passed = report.passed;
-                r.total = report.total;
-                r.status = if report.failure.is_none() && report.total > 0 {
-                    "PASS"
-                } else {
-                    "FAIL"
-                }
-                .into();
-                r.detail = report.failure.map(|f| f.to_string());
-            }
-        }
+            None => official::check_embedded(&mut imp, alg, kind, &mut |_, _| {}),
+        };
+        r.passed = report.passed;
+        r.total = report.total;
+        r.status = if report.is_pass() { "PASS" } else { "FAIL" }.into();
+        r.detail = report.failure.map(|f| f.to_string());
         results.push(r);
     }
     results

@@ -62,8 +62,9 @@ pub const ANCHORS_32B: [(Algorithm, f64, f64); 3] = [
 pub struct Config {
     /// Output directory (`report.md`, `records/`, charts).
     pub out_dir: PathBuf,
-    /// Directory of the official KAT files.
-    pub kat_dir: PathBuf,
+    /// Directory of KAT files to check strictly; `None`: check against the
+    /// official answers embedded in `pavelor-kat`.
+    pub kat_dir: Option<PathBuf>,
     /// The measurement method.
     pub method: Method,
     /// Message lengths, bytes.
