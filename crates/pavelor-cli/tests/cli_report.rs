@@ -5,6 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
 use assert_cmd::Command;
 
 #[test]
@@ -95,19 +98,388 @@ fn tiny_report_has_every_section_and_traceable_figures() {
     }
 }
 
+fn pavelor() -> Command {
+    Command::cargo_bin("pavelor").unwrap()
+}
+
+/// Runs `cmd`, expects a quick failure with a one-line message containing
+/// `needle`, and no output directory work.
+fn fails_fast(cmd: &mut Command, needle: &str) {
+    let start = Instant::now();
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{cmd:?} succeeded");
+    assert!(
+        err.contains(needle),
+        "{cmd:?}: expected '{needle}' in:\n{err}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{cmd:?} took {:?}: validation must come before any measurement",
+        start.elapsed()
+    );
+}
+
 #[test]
 fn report_rejects_bad_options() {
     for args in [
         &["report", "--sizes", "0"][..],
         &["report", "--trials", "0"],
         &["report", "--cpu", "9999"],
+        &["report", "--lib", "noequals"],
+        &["report", "--lib", "bad name=x.so"],
+        &["report", "--timeout", "0"],
     ] {
-        let out = Command::cargo_bin("pavelor")
-            .unwrap()
-            .args(args)
-            .output()
-            .unwrap();
+        let out = pavelor().args(args).output().unwrap();
         assert!(!out.status.success(), "{args:?}");
         assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
     }
+}
+
+#[test]
+fn report_validates_everything_before_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let quick = ["report", "--quick", "--no-compare", "--sizes", "32"];
+    fails_fast(
+        pavelor()
+            .args(quick)
+            .args(["--sizes", "48,48", "--out"])
+            .arg(&out),
+        "48 is given twice",
+    );
+    fails_fast(
+        pavelor()
+            .args(quick)
+            .args(["--kat-dir", "/nonexistent", "--out"])
+            .arg(&out),
+        "/nonexistent",
+    );
+    fails_fast(
+        pavelor()
+            .args(quick)
+            .args(["--lib", "x=/nonexistent/lib.so", "--out"])
+            .arg(&out),
+        "/nonexistent/lib.so",
+    );
+    fails_fast(
+        pavelor()
+            .args(quick)
+            .args(["--lib", "a=/bin/sh", "--lib", "a=/bin/sh", "--out"])
+            .arg(&out),
+        "given twice",
+    );
+    fails_fast(
+        pavelor()
+            .args(quick)
+            .args(["--baseline", "nosuch", "--out"])
+            .arg(&out),
+        "--baseline nosuch",
+    );
+    // An output directory that cannot be written, even by root: inside
+    // /proc. And, when not root, a read-only directory.
+    fails_fast(
+        pavelor()
+            .args(quick)
+            .args(["--out", "/proc/pavelor-report-test"]),
+        "output directory",
+    );
+    let ro = dir.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let mut perms = std::fs::metadata(&ro).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&ro, perms).unwrap();
+    if std::fs::write(ro.join("probe"), b"").is_err() {
+        fails_fast(
+            pavelor().args(quick).arg("--out").arg(&ro),
+            "output directory",
+        );
+    }
+    assert!(!out.exists(), "a refused run created its output directory");
+}
+
+/// `--cpu` is checked against the affinity mask (`taskset`), not the CPU count.
+#[test]
+fn cpu_is_checked_against_the_affinity_mask() {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cpus < 2 {
+        // One CPU: no CPU can be outside the mask; checked on the CI machine (2 CPUs).
+        return;
+    }
+    let exe = assert_cmd::cargo::cargo_bin("pavelor");
+    // Inside the mask: accepted (the run then stops at the bad KAT dir, a
+    // later check).
+    let out = std::process::Command::new("taskset")
+        .args(["-c", "1"])
+        .arg(&exe)
+        .args(["report", "--cpu", "1", "--kat-dir", "/nonexistent"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("/nonexistent") && !err.contains("--cpu"),
+        "{err}"
+    );
+    // Outside the mask: refused, naming the mask.
+    let out = std::process::Command::new("taskset")
+        .args(["-c", "1"])
+        .arg(&exe)
+        .args(["report", "--cpu", "0", "--kat-dir", "/nonexistent"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("--cpu 0") && err.contains("CPUs 1 only"),
+        "{err}"
+    );
+}
+
+const WRONG: &str = r#"
+int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned char *d) {
+    (void)m; (void)n;
+    if (bits != 512) return 1;
+    for (int i = 0; i < 64; i++) d[i] = (unsigned char)i;
+    return 0;
+}
+"#;
+const SEGV: &str = r#"
+int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned char *d) {
+    (void)bits; (void)m; (void)n; (void)d;
+    volatile unsigned char *p = (unsigned char *)0;
+    return *p;
+}
+"#;
+const HANG: &str = r#"
+int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned char *d) {
+    (void)bits; (void)m; (void)n; (void)d;
+    for (;;) { __asm__ volatile(""); }
+}
+"#;
+const OVERWRITE: &str = r#"
+int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned char *d) {
+    (void)m; (void)n;
+    if (bits != 512) return 1;
+    for (int i = 0; i < 64 + 16; i++) d[i] = 0;
+    return 0;
+}
+"#;
+
+fn cc_shared(dir: &Path, name: &str, source: &str) -> PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, source).unwrap();
+    let so = dir.join(format!("lib{name}.so"));
+    let out = std::process::Command::new("cc")
+        .args(["-O2", "-fPIC", "-shared", "-o"])
+        .arg(&so)
+        .arg(&c)
+        .output()
+        .expect("the library test needs a C compiler named cc");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    so
+}
+
+/// This project's own `libCryptHash.so` (Pavelor-512), built from
+/// crates/pavelor-ffi in release mode with its own target directory (so it
+/// never waits on the outer cargo's lock; cached between runs).
+fn our_crypthash() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("i10-ffi");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .current_dir(&root)
+        .args(["build", "--release", "-p", "pavelor-ffi", "--target-dir"])
+        .arg(&target)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    target.join("release/libCryptHash.so")
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// Five libraries: ours (correct), a wrong digest, a segfault, a hang and an
+/// over-write past the digest. The campaign finishes, each library gets
+/// its status, only the correct one is timed, the exit status is non-zero.
+#[test]
+fn libraries_are_gated_isolated_and_measured_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = our_crypthash();
+    let wrong = cc_shared(dir.path(), "wrong", WRONG);
+    let segv = cc_shared(dir.path(), "segv", SEGV);
+    let hang = cc_shared(dir.path(), "hang", HANG);
+    let over = cc_shared(dir.path(), "over", OVERWRITE);
+    let out = dir.path().join("report");
+    // A stale record of an earlier run must not survive into this one.
+    std::fs::create_dir_all(out.join("records")).unwrap();
+    std::fs::write(out.join("records/pavelor-512.old.S9-1.json"), "{}").unwrap();
+    let exe = assert_cmd::cargo::cargo_bin("pavelor");
+    let start = Instant::now();
+    let result = std::process::Command::new("taskset")
+        .args(["-c", "0"])
+        .arg(&exe)
+        .args([
+            "report",
+            "--quick",
+            "--trials",
+            "1",
+            "--sizes",
+            "32,1024",
+            "--no-compare",
+            "--timeout",
+            "3",
+            "--out",
+        ])
+        .arg(&out)
+        .arg("--lib")
+        .arg(format!("good={}", good.display()))
+        .arg("--lib")
+        .arg(format!("wrong={}", wrong.display()))
+        .arg("--lib")
+        .arg(format!("segv={}", segv.display()))
+        .arg("--lib")
+        .arg(format!("hang={}", hang.display()))
+        .arg("--lib")
+        .arg(format!("over={}", over.display()))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(start.elapsed() < Duration::from_secs(300));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("**RESULT: FAIL**"), "{md}");
+    assert!(!out.join("records/pavelor-512.old.S9-1.json").exists());
+    assert!(
+        md.contains("record files of an earlier run"),
+        "stale records not reported"
+    );
+
+    let expect = [
+        ("good", "PASS", ""),
+        ("wrong", "FAIL", "wrong digest"),
+        ("segv", "CRASH", "SIGSEGV"),
+        ("hang", "HANG", "no answer within 3 s"),
+        ("over", "OVERWRITE", "past the 64-byte digest"),
+    ];
+    for (name, status, detail) in expect {
+        let rec = json(&out.join(format!("records/library-{name}.json")));
+        assert_eq!(rec["status"], status, "{name}: {rec}");
+        assert!(
+            rec["detail"].as_str().unwrap().contains(detail),
+            "{name}: {rec}"
+        );
+        // Identity: path, size, SHA-256, exported symbols, PT_LOAD bytes.
+        let id = &rec["identity"];
+        let path = PathBuf::from(id["path"].as_str().unwrap());
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(id["size"].as_u64(), Some(bytes.len() as u64), "{name}");
+        let sum = std::process::Command::new("sha256sum")
+            .arg(&path)
+            .output()
+            .unwrap();
+        let sum = String::from_utf8_lossy(&sum.stdout);
+        assert_eq!(
+            id["sha256"].as_str(),
+            sum.split_whitespace().next(),
+            "{name}"
+        );
+        let exported: Vec<&str> = id["exported"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert!(exported.contains(&"CryptHash"), "{name}: {exported:?}");
+        assert!(id["static_bytes"].as_u64().unwrap() > 0);
+        // The report's library table shows each verdict.
+        let verdict = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{name}` | **")))
+            .unwrap_or_else(|| panic!("no verdict row for {name}"));
+        assert!(
+            verdict.contains(if status == "PASS" { "PASS" } else { "FAIL" }),
+            "{verdict}"
+        );
+    }
+    // Ours exports the instance function and passes every KAT run.
+    let good_rec = json(&out.join("records/library-good.json"));
+    assert_eq!(good_rec["probe"]["instance_name"], "Pavelor-512");
+    assert_eq!(good_rec["instances"], serde_json::json!(["Pavelor-512"]));
+    let kats = good_rec["kat"].as_array().unwrap();
+    assert_eq!(
+        kats.iter().filter(|k| k["status"] == "PASS").count(),
+        3,
+        "{kats:?}"
+    );
+    // Bad input is recorded for information: ours conforms on every call.
+    let behaviour = good_rec["behaviour"].as_array().unwrap();
+    assert_eq!(behaviour.len(), 4);
+    assert!(
+        behaviour.iter().all(|b| b["conforms"] == true),
+        "{behaviour:?}"
+    );
+
+    // Only the correct library is timed: its rows are complete and trace
+    // to records naming the library file; no row for the others.
+    for size in [32, 1024] {
+        let name = if size == 32 { "S1-32" } else { "S4-1024" };
+        let rec = json(&out.join(format!("records/lib-good.pavelor-512.{name}.json")));
+        assert_eq!(rec["library"]["sha256"], good_rec["identity"]["sha256"]);
+        assert_eq!(rec["message_bytes"], size);
+        assert!(rec["mean_cycles"].as_f64().unwrap() > 0.0);
+        assert_eq!(rec["trials"].as_array().unwrap().len(), 1);
+        assert!(rec["peak_rss_kib"].as_u64().unwrap() > 0);
+        // Trials ran on the default CPU, the only one in the mask.
+        assert_eq!(rec["trials"][0]["cpu"], 0);
+    }
+    for name in ["wrong", "segv", "hang", "over"] {
+        assert!(!md.contains(&format!("| C {name} |")), "{name} was timed");
+    }
+    // Side by side: our library is the baseline (first --lib), ratio 1.00×.
+    let side = md
+        .lines()
+        .find(|l| l.starts_with("| C good |"))
+        .expect("no side-by-side row for the library");
+    assert_eq!(side.matches("(1.00×)").count(), 2, "{side}");
+    let rust_rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| Rust ")).collect();
+    let backends = pavelor::Backend::ALL
+        .iter()
+        .filter(|b| b.is_available())
+        .count();
+    assert_eq!(
+        rust_rows.len(),
+        3 * backends,
+        "a side-by-side row per Rust backend and instance"
+    );
+    // Pavelor-512 rows (first) have ratios against the library; the other
+    // instances, which the library does not compute, have none.
+    assert!(
+        rust_rows[..backends]
+            .iter()
+            .all(|l| l.matches('×').count() == 2)
+    );
+    assert!(rust_rows[backends..].iter().all(|l| !l.contains('×')));
+    // Resource rows for the library: PT_LOAD bytes and RSS of its worker.
+    let res = md
+        .lines()
+        .find(|l| l.starts_with("| Pavelor-512 | C good |"))
+        .expect("no resource row");
+    assert!(res.contains(&format!(
+        "{} B | library PT_LOAD segments",
+        good_rec["identity"]["static_bytes"]
+    )));
+    let chart = std::fs::read_to_string(out.join("chart-pavelor-512.svg")).unwrap();
+    assert!(chart.contains("C library good"));
 }
