@@ -85,10 +85,10 @@ const SHAPES: [Shape; 6] = [
     Shape::Cross,
 ];
 
-/// Anchor markers: hollow star-like shapes in dark colours, distinct from
-/// series points.
+/// Anchor markers: hollow shapes in dark colours, distinct from the
+/// series' filled points.
 const MARKER_STYLES: [(Shape, &str); 4] = [
-    (Shape::Diamond, "#000000"),
+    (Shape::Diamond, "#000080"),
     (Shape::TriangleUp, "#b8860b"),
     (Shape::Square, "#006400"),
     (Shape::TriangleDown, "#8b0000"),
@@ -174,8 +174,8 @@ pub fn render(
     markers: &[Marker],
     bound: Option<&Bound>,
 ) -> String {
-    let (w, h) = (860.0, 460.0);
-    let (left, right, top, bottom) = (70.0, 290.0, 40.0, 50.0);
+    let (w, h) = (900.0, 460.0);
+    let (left, right, top, bottom) = (70.0, 320.0, 40.0, 50.0);
     let bound_pts = bound.map_or(&[][..], |b| b.points.as_slice());
     let all = series
         .iter()
@@ -193,7 +193,7 @@ pub fn render(
     let mut svg = String::new();
     let _ = writeln!(
         svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">"#
     );
     let _ = writeln!(svg, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
     let _ = writeln!(
@@ -221,15 +221,18 @@ pub fn render(
         xmax.log2().ceil().max(xmin.log2().floor() + 1.0),
     );
     let (pw, ph) = (w - left - right, h - top - bottom);
-    let px = |x: f64| left + (x.log2() - x0) / (x1 - x0) * pw;
-    let py = |y: f64| top + ph - (y.log10() - y0) / (y1 - y0) * ph;
+    // Points keep `pad` pixels from the frame, so that markers at the ends
+    // of the range stay inside it.
+    let pad = 22.0;
+    let px = |x: f64| left + pad + (x.log2() - x0) / (x1 - x0) * (pw - 2.0 * pad);
+    let py = |y: f64| top + ph - pad - (y.log10() - y0) / (y1 - y0) * (ph - 2.0 * pad);
     let _ = writeln!(
         svg,
         r##"<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#444"/>"##
     );
     let mut d = y0;
     while d <= y1 {
-        let y = top + ph - (d - y0) / (y1 - y0) * ph;
+        let y = py(10f64.powf(d));
         let _ = writeln!(
             svg,
             r##"<line x1="{left}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/>"##,
@@ -246,7 +249,7 @@ pub fn render(
     }
     let mut e = x0;
     while e <= x1 {
-        let x = left + (e - x0) / (x1 - x0) * pw;
+        let x = px(2f64.powf(e));
         let bytes = 2f64.powf(e);
         let label = if bytes >= 1024.0 {
             format!("{}K", bytes / 1024.0)
@@ -335,7 +338,7 @@ pub fn render(
     for (i, m) in visible.iter().enumerate() {
         let same_x = visible.iter().filter(|o| o.x == m.x).count();
         let rank = visible[..i].iter().filter(|o| o.x == m.x).count();
-        let offset = (rank as f64 - (same_x as f64 - 1.0) / 2.0) * 13.0;
+        let offset = (rank as f64 - (same_x as f64 - 1.0) / 2.0) * 16.0;
         let (form, color) = MARKER_STYLES[i % MARKER_STYLES.len()];
         shape(&mut svg, form, px(m.x) + offset, py(m.y), 6.0, color, false);
         shape(&mut svg, form, lx + 12.0, legend_y, 6.0, color, false);
@@ -403,7 +406,7 @@ mod tests {
         let xs: Vec<&str> = s
             .lines()
             .filter(|l| {
-                l.contains(r##"fill="white" stroke="#000000""##)
+                l.contains(r##"fill="white" stroke="#000080""##)
                     || l.contains(r##"fill="white" stroke="#b8860b""##)
             })
             .collect();
