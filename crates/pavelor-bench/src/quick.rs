@@ -19,12 +19,21 @@ use crate::worker::message;
 pub const BATCH: usize = 16;
 
 /// One thing to time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BenchOp {
     /// A one-shot hash call.
     Single(Operation),
     /// `hash_many` over [`BATCH`] messages of the same length.
     Batch(Algorithm, Backend),
+    /// One `CryptHash` call of a C library (`--lib`) at one instance.
+    Lib {
+        /// The library's name.
+        name: String,
+        /// The library file.
+        path: std::path::PathBuf,
+        /// The instance.
+        alg: Algorithm,
+    },
 }
 
 impl BenchOp {
@@ -33,6 +42,7 @@ impl BenchOp {
         match self {
             BenchOp::Single(op) => op.to_string(),
             BenchOp::Batch(a, b) => format!("{a} ({b}, hash_many ×{BATCH})"),
+            BenchOp::Lib { name, alg, .. } => format!("{alg} (C library {name})"),
         }
     }
 
@@ -54,6 +64,38 @@ impl BenchOp {
         ops.extend(Operation::OTHERS.into_iter().map(BenchOp::Single));
         ops
     }
+}
+
+/// The C libraries for `pavelor bench --lib`: each is probed in a worker
+/// process first (isolated: crash, hang, wrong digest or over-write are
+/// reported, never timed); the instances it computes correctly become ops,
+/// timed in this process. (The full KAT gate and per-trial isolation are
+/// `pavelor report --lib`'s.)
+pub fn lib_ops(
+    worker: &crate::campaign::WorkerCommand,
+    libs: &[crate::library::LibSpec],
+    timeout: std::time::Duration,
+) -> (Vec<BenchOp>, Vec<crate::library::gate::LibGate>) {
+    let config = crate::library::gate::GateConfig {
+        kat_dir: None,
+        kat_2_33: false,
+        timeout,
+        kats: false,
+    };
+    let mut ops = Vec::new();
+    let mut gates = Vec::new();
+    for l in libs {
+        let g = crate::library::gate::run(worker, l, &config, &mut |_| {});
+        for alg in g.measured_instances() {
+            ops.push(BenchOp::Lib {
+                name: l.name.clone(),
+                path: l.path.clone(),
+                alg,
+            });
+        }
+        gates.push(g);
+    }
+    (ops, gates)
 }
 
 /// One measured figure.
@@ -97,6 +139,7 @@ pub struct BenchOutput {
 enum Callable {
     Single(Prepared),
     Batch(Algorithm, Backend, Vec<u8>),
+    Lib(crate::cabi::CLibrary, i32, crate::cabi::GuardedDigest),
 }
 
 impl Callable {
@@ -109,13 +152,17 @@ impl Callable {
                 let _ = pavelor::batch::hash_many_dyn_with(*alg, *backend, &inputs, buf);
                 black_box(&buf);
             }
+            Callable::Lib(lib, bits, digest) => {
+                lib.hash(*bits, msg, 8 * msg.len() as u64, digest);
+                black_box(digest.digest());
+            }
         }
     }
 }
 
 /// Times `op` at `size` for about `target_ns`; returns (calls, counter delta, ns).
 fn time_op(
-    op: BenchOp,
+    op: &BenchOp,
     size: usize,
     target_ns: u64,
     counter: &mut CycleCounter,
@@ -123,13 +170,26 @@ fn time_op(
     let mut callable = match op {
         BenchOp::Single(o) => Callable::Single(o.prepare()?),
         BenchOp::Batch(a, b) => {
-            pavelor::batch::lanes(b).map_err(|e| e.to_string())?;
-            Callable::Batch(a, b, vec![0u8; BATCH * a.output_len()])
+            pavelor::batch::lanes(*b).map_err(|e| e.to_string())?;
+            Callable::Batch(*a, *b, vec![0u8; BATCH * a.output_len()])
         }
+        BenchOp::Lib { path, alg, .. } => Callable::Lib(
+            crate::cabi::CLibrary::open(path)?,
+            alg.output_bits() as i32,
+            crate::cabi::GuardedDigest::new(alg.output_len()),
+        ),
     };
     let msg = message(size);
     let mut out = [0u8; 128];
     callable.call(&msg, &mut out); // warm-up / calibration call
+    if let (Callable::Lib(_, _, digest), BenchOp::Lib { alg, name, .. }) = (&callable, op)
+        && (digest.overwritten() > 0
+            || digest.digest() != crate::library::tasks::reference(*alg, &msg, 8 * size as u64))
+    {
+        return Err(format!(
+            "library {name}: wrong digest or over-write at {size} B; not timed"
+        ));
+    }
     let mut calls = 1u64;
     let mut elapsed;
     loop {
@@ -166,19 +226,22 @@ pub fn run(
     let probe = aes_probe(false).filter(|p| p.counter == counter.kind());
     let mut rows = Vec::new();
     for &size in sizes {
-        for &op in ops {
+        for op in ops {
             progress(&op.name(), size);
             let (calls, cycles, ns) = time_op(op, size, target_ns, &mut counter)?;
             let bytes_per_call = match op {
                 BenchOp::Batch(..) => size * BATCH,
-                BenchOp::Single(_) => size,
+                BenchOp::Single(_) | BenchOp::Lib { .. } => size,
             };
             let total = (calls * bytes_per_call as u64) as f64;
             let per_byte = cycles as f64 / total;
             let bound = match op {
-                BenchOp::Single(Operation::Pavelor(a, b)) if b != Backend::Portable => probe
+                BenchOp::Single(Operation::Pavelor(a, b)) if *b != Backend::Portable => probe
                     .as_ref()
-                    .map(|p| p.bound_per_call(a, size) / size as f64),
+                    .map(|p| p.bound_per_call(*a, size) / size as f64),
+                BenchOp::Lib { alg, .. } => probe
+                    .as_ref()
+                    .map(|p| p.bound_per_call(*alg, size) / size as f64),
                 // A batch of 4 lanes shares one zmm instruction per 4 AES
                 // rounds: its bound is the single bound scaled by the probe's
                 // per-block cost in the wide kernel, which the probe does not

@@ -15,6 +15,9 @@ pub struct BenchArgs {
     /// Message lengths in bytes, comma-separated [default: S1..S8 = 32,128,512,1024,4096,8192,16384,65536].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=(1 << 26)))]
     sizes: Vec<u32>,
+    /// Also time an ICCS CryptHash shared library (repeatable); it is probed in a separate process first.
+    #[arg(long = "lib", value_name = "NAME=PATH")]
+    libs: Vec<pavelor_bench::library::LibSpec>,
     /// Seconds of timed calls per figure.
     #[arg(long, value_name = "S", default_value_t = 0.15, value_parser = parse_seconds)]
     seconds: f64,
@@ -35,7 +38,36 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     } else {
         args.sizes.iter().map(|&s| s as usize).collect()
     };
-    let ops = BenchOp::all();
+    let mut ops = BenchOp::all();
+    let mut libs_failed = false;
+    if !args.libs.is_empty() {
+        let worker = pavelor_bench::campaign::WorkerCommand {
+            program: match std::env::current_exe() {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("pavelor: bench: cannot find the pavelor executable: {e}");
+                    return ExitCode::FAILURE;
+                }
+            },
+            args: vec!["__trial".into()],
+        };
+        if let Err(e) = pavelor_bench::library::validate(&args.libs) {
+            eprintln!("pavelor: bench: {e}");
+            return ExitCode::FAILURE;
+        }
+        let (lib_ops, gates) =
+            quick::lib_ops(&worker, &args.libs, std::time::Duration::from_secs(30));
+        for g in &gates {
+            eprintln!(
+                "library {}: {} ({})",
+                g.spec.name,
+                g.status.label(),
+                g.detail
+            );
+            libs_failed |= g.status != pavelor_bench::library::gate::LibStatus::Pass;
+        }
+        ops.extend(lib_ops);
+    }
     let bar = crate::output::progress_bar((ops.len() * sizes.len()) as u64, "pavelor bench");
     let result = quick::run(
         &ops,
@@ -60,7 +92,11 @@ pub fn run(args: &BenchArgs) -> ExitCode {
             } else {
                 print!("{}", quick::render_text(&out));
             }
-            ExitCode::SUCCESS
+            if libs_failed {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
         }
         Err(e) => {
             eprintln!("pavelor: bench: {e}");

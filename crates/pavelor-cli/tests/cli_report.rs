@@ -483,3 +483,32 @@ fn libraries_are_gated_isolated_and_measured_side_by_side() {
     let chart = std::fs::read_to_string(out.join("chart-pavelor-512.svg")).unwrap();
     assert!(chart.contains("C library good"));
 }
+
+/// `pavelor bench --lib`: a correct library is timed beside the Rust
+/// backends; a wrong one is reported (probe in a worker), not timed, and
+/// the exit status is non-zero.
+#[test]
+fn bench_times_a_library_and_refuses_a_wrong_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = our_crypthash();
+    let wrong = cc_shared(dir.path(), "wrong", WRONG);
+    let out = pavelor()
+        .args(["bench", "--sizes", "32", "--seconds", "0.01", "--lib"])
+        .arg(format!("good={}", good.display()))
+        .arg("--lib")
+        .arg(format!("wrong={}", wrong.display()))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stderr.contains("library good: PASS"), "{stderr}");
+    assert!(stderr.contains("library wrong: FAIL"), "{stderr}");
+    let row = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("Pavelor-512 (C library good)"))
+        .unwrap_or_else(|| panic!("no row for the library:\n{stdout}"));
+    let mbs: f64 = row.split_whitespace().nth(4).unwrap().parse().unwrap();
+    assert!(mbs > 0.0, "{row}");
+    assert!(!stdout.contains("C library wrong"));
+}

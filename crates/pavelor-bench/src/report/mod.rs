@@ -176,6 +176,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
         kat_dir: config.kat_dir.clone(),
         kat_2_33: config.kat_2_33,
         timeout: std::time::Duration::from_secs_f64(config.method.timeout_s.max(0.1)),
+        kats: true,
     };
     let libs: Vec<LibGate> = config
         .libs
