@@ -512,3 +512,57 @@ fn bench_times_a_library_and_refuses_a_wrong_one() {
     assert!(mbs > 0.0, "{row}");
     assert!(!stdout.contains("C library wrong"));
 }
+
+/// A KAT failure of our own backends (here: `--kat-dir` files that parse
+/// but hold wrong answers) does not stop the report: it is written, says
+/// FAIL at the top, and the exit status is non-zero.
+#[test]
+fn kat_failure_still_writes_the_report_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let kat = dir.path().join("kat");
+    std::fs::create_dir(&kat).unwrap();
+    for alg in pavelor::Algorithm::ALL {
+        let record = format!(
+            "Msg_Len = 0\nMsg = \nDst_Len = {}\nDst = {}\n\n",
+            alg.output_bits(),
+            "00".repeat(alg.output_len())
+        );
+        for kind in pavelor_kat::KatKind::ALL {
+            std::fs::write(kat.join(kind.file_name(alg)), &record).unwrap();
+        }
+    }
+    let out = dir.path().join("report");
+    let result = pavelor()
+        .args([
+            "report",
+            "--quick",
+            "--trials",
+            "1",
+            "--sizes",
+            "32",
+            "--no-compare",
+            "--kat-dir",
+        ])
+        .arg(&kat)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(result.status.code(), Some(1), "{result:?}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let top: Vec<&str> = md.lines().take(4).collect();
+    assert!(
+        top.iter()
+            .any(|l| l.starts_with("**RESULT: FAIL**") && l.contains("KAT")),
+        "{top:?}"
+    );
+    assert!(
+        md.contains("| **FAIL** —") || md.contains("**FAIL**"),
+        "no failed KAT row"
+    );
+    // The figures were still measured and recorded.
+    assert!(
+        out.join("records/pavelor-512.portable.S1-32.json")
+            .is_file()
+    );
+}
