@@ -7,10 +7,12 @@
 //!   record's message is made.
 //! * [`verify`] checks records against the implementation.
 //! * [`generate`] writes the four files from scratch.
+//! * [`output`] writes result files atomically (the workspace's one helper).
 
 pub mod drng;
 pub mod format;
 pub mod generate;
+pub mod output;
 pub mod suite;
 pub mod verify;
 
