@@ -7,6 +7,8 @@ use clap::Args;
 use pavelor_bench::quick::{self, BenchOp};
 use pavelor_bench::report::SIZES;
 
+use crate::output::{errln, outln};
+
 #[derive(Args)]
 pub struct BenchArgs {
     /// Print the results as JSON instead of tables.
@@ -47,24 +49,23 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         },
     );
     bar.finish_and_clear();
-    match result {
+    crate::output::finish(match result {
         Ok(out) => {
             if args.json {
                 match serde_json::to_string_pretty(&out) {
-                    Ok(j) => println!("{j}"),
+                    Ok(j) => outln!("{j}").map(|()| ExitCode::SUCCESS),
                     Err(e) => {
-                        eprintln!("pavelor: bench: {e}");
-                        return ExitCode::FAILURE;
+                        errln!("bench: {e}");
+                        Ok(ExitCode::FAILURE)
                     }
                 }
             } else {
-                print!("{}", quick::render_text(&out));
+                crate::output::out_text(&quick::render_text(&out)).map(|()| ExitCode::SUCCESS)
             }
-            ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("pavelor: bench: {e}");
-            ExitCode::FAILURE
+            errln!("bench: {e}");
+            Ok(ExitCode::FAILURE)
         }
-    }
+    })
 }
