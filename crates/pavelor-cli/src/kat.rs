@@ -1,5 +1,6 @@
 //! `pavelor kat`: verify the ICCS known-answer-test files.
 
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -8,6 +9,8 @@ use pavelor::{Algorithm, Backend};
 use pavelor_kat::format;
 use pavelor_kat::suite::KatKind;
 use pavelor_kat::verify::check_file;
+
+use crate::output::{errln, outln};
 
 #[derive(Subcommand)]
 pub enum KatCommand {
@@ -25,9 +28,8 @@ pub struct GenArgs {
     /// Only this instance: 512, 768 or 1024 [default: all three].
     #[arg(short = 'a', long = "algorithm", value_name = "A", value_parser = crate::parse_algorithm)]
     algorithm: Option<Algorithm>,
-    /// Backend: portable or aesni [default: the fastest this CPU runs].
-    #[arg(long, value_name = "NAME", env = "PAVELOR_BACKEND", value_parser = crate::parse_backend)]
-    backend: Option<Backend>,
+    #[command(flatten)]
+    backend: crate::BackendOpt,
     /// Do not write KAT_2_33 (3 x 1 GiB messages to hash per instance).
     #[arg(long)]
     skip_2_33: bool,
@@ -41,49 +43,52 @@ pub struct VerifyArgs {
     /// Only this instance: 512, 768 or 1024 [default: all three].
     #[arg(short = 'a', long = "algorithm", value_name = "A", value_parser = crate::parse_algorithm)]
     algorithm: Option<Algorithm>,
-    /// Backend: portable or aesni [default: the fastest this CPU runs].
-    #[arg(long, value_name = "NAME", env = "PAVELOR_BACKEND", value_parser = crate::parse_backend)]
-    backend: Option<Backend>,
+    #[command(flatten)]
+    backend: crate::BackendOpt,
     /// Also hash the 3 x 1 GiB messages of KAT_2_33 (slow).
     #[arg(long)]
     full: bool,
 }
 
 pub fn run(cmd: &KatCommand) -> ExitCode {
-    match cmd {
+    crate::output::finish(match cmd {
         KatCommand::Verify(args) => verify(args),
         KatCommand::Gen(args) => gen_files(args),
-    }
+    })
 }
 
-fn checked_backend(requested: Option<Backend>) -> Result<Backend, ExitCode> {
-    match requested {
-        None => Ok(Backend::best()),
-        Some(b) if b.is_available() => Ok(b),
-        Some(b) => {
-            eprintln!("pavelor: backend '{b}' is not supported by this CPU");
-            Err(ExitCode::FAILURE)
-        }
-    }
+fn checked_backend(requested: &crate::BackendOpt) -> Result<Backend, ExitCode> {
+    requested.resolve().map_err(|e| {
+        errln!("{e}");
+        ExitCode::FAILURE
+    })
 }
 
-fn gen_files(args: &GenArgs) -> ExitCode {
-    let backend = match checked_backend(args.backend) {
+fn gen_files(args: &GenArgs) -> io::Result<ExitCode> {
+    let backend = match checked_backend(&args.backend) {
         Ok(b) => b,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
     if let Err(e) = std::fs::create_dir_all(&args.out) {
-        eprintln!("pavelor: {}: {e}", args.out.display());
-        return ExitCode::FAILURE;
+        errln!("{}: {e}", args.out.display());
+        return Ok(ExitCode::FAILURE);
     }
     let algs: Vec<Algorithm> = args
         .algorithm
         .map_or_else(|| Algorithm::ALL.to_vec(), |a| vec![a]);
+    // The files are the product: a failing stdout (`| head -1`, /dev/full)
+    // does not stop the generation; its first error decides the exit.
+    let mut status: io::Result<()> = Ok(());
+    let mut say = |line: std::fmt::Arguments<'_>| {
+        if status.is_ok() {
+            status = crate::output::out_line(line);
+        }
+    };
     for alg in algs {
         for kind in KatKind::ALL {
             let name = kind.file_name(alg);
             if kind == KatKind::Kat2_33 && args.skip_2_33 {
-                println!("{name}: skipped (--skip-2-33)");
+                say(format_args!("{name}: skipped (--skip-2-33)"));
                 continue;
             }
             let bar = crate::output::progress_bar(0, &name);
@@ -100,15 +105,15 @@ fn gen_files(args: &GenArgs) -> ExitCode {
                 Err(e) => Err(e.to_string()),
             };
             match written {
-                Ok(()) => println!("{name}: written to {}", path.display()),
+                Ok(()) => say(format_args!("{name}: written to {}", path.display())),
                 Err(e) => {
-                    eprintln!("pavelor: {}: {e}", path.display());
-                    return ExitCode::FAILURE;
+                    errln!("{}: {e}", path.display());
+                    return Ok(ExitCode::FAILURE);
                 }
             }
         }
     }
-    ExitCode::SUCCESS
+    status.map(|()| ExitCode::SUCCESS)
 }
 
 /// The default KAT directory: `../shared/kat` from the current directory if
@@ -122,29 +127,29 @@ pub fn default_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/kat")
 }
 
-fn verify(args: &VerifyArgs) -> ExitCode {
-    let backend = match checked_backend(args.backend) {
+fn verify(args: &VerifyArgs) -> io::Result<ExitCode> {
+    let backend = match checked_backend(&args.backend) {
         Ok(b) => b,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
     let dir = args.dir.clone().unwrap_or_else(default_dir);
     let algs: Vec<Algorithm> = args
         .algorithm
         .map_or_else(|| Algorithm::ALL.to_vec(), |a| vec![a]);
-    println!("KAT directory: {} (backend {backend})", dir.display());
+    outln!("KAT directory: {} (backend {backend})", dir.display())?;
     let mut ok = true;
     for alg in algs {
         for kind in KatKind::ALL {
             let name = kind.file_name(alg);
             if kind == KatKind::Kat2_33 && !args.full {
-                println!("{name}: skipped (3 x 1 GiB; use --full)");
+                outln!("{name}: skipped (3 x 1 GiB; use --full)")?;
                 continue;
             }
             let path = dir.join(&name);
             let text = match std::fs::read(&path) {
                 Ok(t) => t,
                 Err(e) => {
-                    println!("{name}: FAIL cannot read {}: {e}", path.display());
+                    outln!("{name}: FAIL cannot read {}: {e}", path.display())?;
                     ok = false;
                     continue;
                 }
@@ -152,7 +157,7 @@ fn verify(args: &VerifyArgs) -> ExitCode {
             let records = match format::parse(&text) {
                 Ok(r) => r,
                 Err(e) => {
-                    println!("{name}: FAIL malformed: {e}");
+                    outln!("{name}: FAIL malformed: {e}")?;
                     ok = false;
                     continue;
                 }
@@ -160,25 +165,26 @@ fn verify(args: &VerifyArgs) -> ExitCode {
             let report = check_file(kind, alg, backend, &records, &mut |_, _| {});
             match report.failure {
                 None if report.total > 0 => {
-                    println!("{name}: PASS {}/{}", report.passed, report.total)
+                    outln!("{name}: PASS {}/{}", report.passed, report.total)?
                 }
                 None => {
-                    println!("{name}: FAIL no records");
+                    outln!("{name}: FAIL no records")?;
                     ok = false;
                 }
                 Some(f) => {
-                    println!(
+                    outln!(
                         "{name}: FAIL {}/{}: first failing {f}",
-                        report.passed, report.total
-                    );
+                        report.passed,
+                        report.total
+                    )?;
                     ok = false;
                 }
             }
         }
     }
-    if ok {
+    Ok(if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
-    }
+    })
 }

@@ -8,6 +8,9 @@ use pavelor_bench::campaign::{Method, WorkerCommand};
 use pavelor_bench::ops::Operation;
 use pavelor_bench::report::{self, Config, Progress, SIZES};
 
+use crate::output::{errln, outln};
+use std::io::Write;
+
 #[derive(Args)]
 pub struct ReportArgs {
     /// Directory for report.md, records/ and the charts.
@@ -43,7 +46,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     let exe = match std::env::current_exe() {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("pavelor: cannot find the pavelor executable to start trials: {e}");
+            errln!("cannot find the pavelor executable to start trials: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -60,7 +63,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     method.cpu = Some(args.cpu.unwrap_or(cpus - 1));
     if let Some(c) = method.cpu.filter(|&c| c >= cpus) {
-        eprintln!("pavelor: --cpu {c}: this machine has CPUs 0..{}", cpus - 1);
+        errln!("--cpu {c}: this machine has CPUs 0..{}", cpus - 1);
         return ExitCode::FAILURE;
     }
     let mut ops = Operation::pavelor_all();
@@ -91,7 +94,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
             if let Some(b) = bar.take() {
                 b.finish_and_clear();
             }
-            eprintln!("pavelor report: {name}");
+            let _ = writeln!(std::io::stderr(), "pavelor report: {name}");
             bar = Some(crate::output::progress_bar(steps, name));
         }
         Progress::Step(what) => {
@@ -105,27 +108,31 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     if let Some(b) = bar.take() {
         b.finish_and_clear();
     }
-    match result {
+    crate::output::finish(match result {
         Ok(c) => {
             let failed = c.kat.iter().filter(|k| k.status == "FAIL").count();
-            println!(
+            outln!(
                 "report written to {}",
                 config.out_dir.join("report.md").display()
-            );
-            println!(
-                "{} figures, {} KAT files checked ({failed} failed)",
-                c.measurements.len(),
-                c.kat.len()
-            );
-            if failed > 0 {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
-            }
+            )
+            .and_then(|()| {
+                outln!(
+                    "{} figures, {} KAT files checked ({failed} failed)",
+                    c.measurements.len(),
+                    c.kat.len()
+                )
+            })
+            .map(|()| {
+                if failed > 0 {
+                    ExitCode::FAILURE
+                } else {
+                    ExitCode::SUCCESS
+                }
+            })
         }
         Err(e) => {
-            eprintln!("pavelor: report: {e}");
-            ExitCode::FAILURE
+            errln!("report: {e}");
+            Ok(ExitCode::FAILURE)
         }
-    }
+    })
 }
