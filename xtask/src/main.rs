@@ -131,7 +131,10 @@ fn iccs(args: &IccsArgs) -> Result<(), String> {
             if !src.is_file() {
                 return Err(format!("cargo build did not produce {}", src.display()));
             }
-            write_atomically(&dest.join(lib), &fs::read(&src).map_err(|e| format!("cannot read {}: {e}", src.display()))?)?;
+            write_atomically(
+                &dest.join(lib),
+                &fs::read(&src).map_err(|e| format!("cannot read {}: {e}", src.display()))?,
+            )?;
         }
         let header = pavelor_ffi::header(alg);
         write_atomically(&dest.join(HEADER), header.as_bytes())?;

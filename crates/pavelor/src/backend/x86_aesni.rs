@@ -33,8 +33,8 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::{Rate, by_rate};
 use super::x86_vaes::{Avx2VaesToken, Avx512VaesToken};
+use super::{Rate, by_rate};
 use crate::paff::{RC, SUBBLOCKS, State};
 
 cpufeatures::new!(cpuid_aes, "aes", "sse2");

@@ -37,8 +37,8 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::Lanes;
-use super::{Rate, by_rate};
 use super::x86_aesni::{AesVec, paff};
+use super::{Rate, by_rate};
 use crate::paff::{RC, SUBBLOCKS};
 
 cpufeatures::new!(cpuid_avx2_vaes, "aes", "sse2", "avx", "avx2", "vaes");
@@ -128,7 +128,11 @@ impl AesVec for __m512i {
 /// Number of whole `rate`-byte blocks every lane can supply.
 #[inline(always)]
 fn common_blocks<const N: usize>(blocks: &[&[u8]; N], rate: Rate) -> usize {
-    blocks.iter().map(|b| b.len() / rate.bytes()).min().unwrap_or(0)
+    blocks
+        .iter()
+        .map(|b| b.len() / rate.bytes())
+        .min()
+        .unwrap_or(0)
 }
 
 /// 4-lane `zmm` kernel: for `nblocks` rounds, XOR block `b` of lane `l`'s
