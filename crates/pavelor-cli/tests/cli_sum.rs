@@ -61,6 +61,13 @@ fn fixture() -> TempDir {
     dir
 }
 
+/// Writes a line to the real stderr, past libtest's capture of
+/// `eprintln!`: a check that did not run shows in plain `cargo test` output.
+fn notice(msg: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{msg}");
+}
+
 fn hex_of(line: &str) -> &str {
     line.split_whitespace().next().unwrap_or("")
 }
@@ -521,7 +528,7 @@ fn backends_agree() {
             run(pavelor(dir.path()).args(["--backend", "aesni", "--hex", "80", "--bits", "1"]));
         assert_eq!(bits.stdout, format!("{ONE_BIT_512}\n"));
     } else {
-        eprintln!("skipping the aesni comparison: this CPU has no AES-NI");
+        notice("skipping the aesni comparison: this CPU has no AES-NI");
         assert_eq!(aesni.code, Some(1));
         assert_eq!(aesni.stdout, "");
         assert_eq!(
@@ -757,9 +764,9 @@ fn like_gnu(dir: &Path, args: &[&str]) -> (Option<i32>, Vec<u8>, String) {
             "{args:?}: stderr"
         );
     } else {
-        eprintln!(
+        notice(&format!(
             "NOTE: sha512sum not installed: {args:?} checked against the literal expectations only"
-        );
+        ));
     }
     ours
 }
@@ -857,8 +864,8 @@ fn ignore_missing() {
     let tools: &[Tool] = if gnu_available() {
         &[Tool::Pavelor, Tool::Gnu]
     } else {
-        eprintln!(
-            "NOTE: sha512sum not installed: --ignore-missing checked against the literal expectations only"
+        notice(
+            "NOTE: sha512sum not installed: --ignore-missing checked against the literal expectations only",
         );
         &[Tool::Pavelor]
     };
@@ -881,7 +888,12 @@ fn ignore_missing() {
             "",
             "pavelor: ONLY_MISSING: no file was verified\n",
         ),
-        (&["-c", "--ignore-missing", "--status", "ONLY_MISSING"], 1, "", ""),
+        (
+            &["-c", "--ignore-missing", "--status", "ONLY_MISSING"],
+            1,
+            "",
+            "",
+        ),
         (
             &["-c", "--ignore-missing", "--quiet", "OK_AND_MISSING"],
             0,

@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use pavelor::{Algorithm, Backend};
@@ -35,7 +36,12 @@ fn backends() -> Vec<Backend> {
         .filter(|b| {
             let ok = b.is_available();
             if !ok {
-                eprintln!("skipped backend {b}: not supported by this CPU");
+                // Straight to stderr, past libtest's capture of `eprintln!`:
+                // a skipped backend shows in plain `cargo test` output.
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "skipped backend {b}: not supported by this CPU"
+                );
             }
             ok
         })
