@@ -65,11 +65,6 @@ pub(crate) fn unescape(name: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Decodes an even number of hex digits (either case).
-fn decode_hex(hex: &[u8]) -> Option<Vec<u8>> {
-    hex::decode(hex).ok()
-}
-
 /// One properly formatted line of a sums file.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Entry {
@@ -97,7 +92,7 @@ pub(crate) fn parse_line(line: &[u8], default: Algorithm) -> Option<Entry> {
         Some(tagged) => parse_tagged(tagged)?,
         None => parse_plain(s, default)?,
     };
-    let digest = decode_hex(hex)?;
+    let digest = hex::decode(hex).ok()?;
     let name = if escaped {
         unescape(name)?
     } else {
