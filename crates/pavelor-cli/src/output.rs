@@ -95,6 +95,12 @@ pub fn ebadf() -> io::Error {
 /// direction opens `/dev/null` read-write (`</dev/null` is read-only,
 /// `>/dev/null` write-only; only the unusual `<>/dev/null` is read-write),
 /// so `/dev/null` open read-write on fd 0 or 1 means it was closed.
+///
+/// The limit of the heuristic: a parent that hands over `/dev/null` opened
+/// read-write (Python's `subprocess.DEVNULL`, `<>/dev/null`) looks the
+/// same. Hence `sum` only fails on it when it actually printed something
+/// (as GNU's `close_stdout` does), and reads of stdin only when stdin is
+/// read.
 #[cfg(unix)]
 pub fn std_fd_was_closed(fd: StdFd) -> bool {
     use nix::fcntl::{FcntlArg, OFlag, fcntl};

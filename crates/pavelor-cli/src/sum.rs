@@ -115,7 +115,10 @@ pub fn run(args: &SumArgs) -> ExitCode {
 
     let stdout = io::stdout();
     let mut ctx = Ctx {
-        out: BufWriter::with_capacity(BUF_LEN, stdout.lock()),
+        out: Tracked {
+            inner: BufWriter::with_capacity(BUF_LEN, stdout.lock()),
+            wrote: false,
+        },
         buf: vec![0; BUF_LEN],
         backend,
         stdin_closed: output::std_fd_was_closed(output::StdFd::In),
@@ -129,12 +132,33 @@ pub fn run(args: &SumArgs) -> ExitCode {
     };
     output::finish(result.and_then(|ok| {
         ctx.out.flush()?;
+        // Output into a stdout that was closed at start is lost: an error.
+        if ctx.out.wrote && output::std_fd_was_closed(output::StdFd::Out) {
+            return Err(output::ebadf());
+        }
         Ok(if ok {
             ExitCode::SUCCESS
         } else {
             ExitCode::FAILURE
         })
     }))
+}
+
+/// A writer that remembers whether anything was written to it.
+struct Tracked<W: Write> {
+    inner: W,
+    wrote: bool,
+}
+
+impl<W: Write> Write for Tracked<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.wrote |= !buf.is_empty();
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// The bytes of a file name, as printed.

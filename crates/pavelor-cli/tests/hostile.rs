@@ -500,6 +500,7 @@ fn kat_gen_interrupted_keeps_earlier_outputs() {
 /// Runs `pavelor ARGS` with stdout on a pipe whose read end is closed
 /// before the child writes (`| head -c0`): no panic, exit 1, nothing on
 /// stderr (a reader that went away is not an error worth a message).
+/// `ARGS` must print more than a pipe buffer, or print after a delay.
 fn assert_quiet_on_closed_pipe(args: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let mut child = pavelor(dir.path(), args)
@@ -549,12 +550,14 @@ fn pavelor_cli_kat_dir() -> PathBuf {
 
 #[test]
 fn failing_stdout_sum() {
-    let args = ["sum", "--hex", ""];
+    assert_error_on_dev_full(&["sum", "--hex", ""]);
+    assert_error_on_dev_full(&["sum", "-"]);
+    // Much more than a pipe buffer: a read end that a concurrently spawned
+    // process holds for an instant (until its exec closes it) cannot
+    // absorb it all.
+    let mut args = vec!["sum"];
+    args.extend(std::iter::repeat_n("/dev/null", 20_000));
     assert_quiet_on_closed_pipe(&args);
-    assert_error_on_dev_full(&args);
-    let args = ["sum", "-"];
-    assert_quiet_on_closed_pipe(&args);
-    assert_error_on_dev_full(&args);
 }
 
 #[test]
@@ -642,6 +645,27 @@ fn closed_stdout_is_an_error() {
     let r = run_with_redirect(dir.path(), "sum f", ">/dev/null");
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert_eq!(r.stderr, "");
+    // As GNU: a run that prints nothing does not need a stdout
+    // (`sha512sum -c --status SUMS >&-` exits 0); a failed check still
+    // says so with its exit status.
+    fs::write(dir.path().join("SUMS"), format!("{EMPTY_512}  f\n")).unwrap();
+    for args in ["sum -c --status SUMS", "sum -c --quiet SUMS"] {
+        let r = run_with_redirect(dir.path(), args, ">&-");
+        assert_eq!(r.code, Some(0), "{args}: {}", r.stderr);
+        assert_eq!(r.stderr, "", "{args}");
+    }
+    fs::write(dir.path().join("f"), b"changed").unwrap();
+    let r = run_with_redirect(dir.path(), "sum -c --status SUMS", ">&-");
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    // --quiet prints the FAILED line: the closed stdout is reported.
+    let r = run_with_redirect(dir.path(), "sum -c --quiet SUMS", ">&-");
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .ends_with("pavelor: write error: Bad file descriptor\n"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
