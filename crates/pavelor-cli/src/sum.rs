@@ -64,7 +64,8 @@ pub struct SumArgs {
     pub text: bool,
 
     /// End each output line with NUL, not newline, and do not escape file
-    /// names. With --check: the sums files' lines end with NUL.
+    /// names. With --check: the sums files' lines end with NUL (an
+    /// extension: GNU refuses --zero with --check).
     #[arg(short = 'z', long)]
     pub zero: bool,
 
@@ -332,7 +333,8 @@ impl<W: Write> Ctx<W> {
             self.error(format_args!("--hex: {e}"))?;
             return Ok(false);
         }
-        writeln!(self.out, "{:x}", h.finalize())?;
+        write!(self.out, "{:x}", h.finalize())?;
+        self.out.write_all(if args.zero { b"\0" } else { b"\n" })?;
         Ok(true)
     }
 
