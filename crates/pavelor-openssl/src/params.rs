@@ -1,0 +1,150 @@
+//! Answering `OSSL_PARAM` requests (the responder side of `get_params`).
+//!
+//! Semantics follow OpenSSL's `OSSL_PARAM_set_*`: unknown keys are left
+//! alone; a parameter whose `data` is NULL only gets its `return_size` (a
+//! size query); integers may be requested as signed or unsigned, 1, 2, 4 or
+//! 8 bytes wide, as long as the value fits.
+
+use std::ffi::{CStr, c_char};
+
+use crate::abi::{
+    OSSL_PARAM_INTEGER, OSSL_PARAM_UNSIGNED_INTEGER, OSSL_PARAM_UTF8_PTR, OSSL_PARAM_UTF8_STRING,
+    OsslParam,
+};
+
+/// Longest parameter array walked; a longer one is treated as unterminated
+/// (the core never sends more than a handful).
+const MAX_PARAMS: usize = 1024;
+
+/// Outcome of answering a parameter array.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ParamError {
+    /// The array did not end within [`MAX_PARAMS`] elements.
+    Unterminated,
+    /// A known key was asked for with a type or size that cannot hold it.
+    BadType,
+}
+
+/// Calls `answer` with each element of the NULL-key-terminated array
+/// `params` and that element's key; stops at the first failure.
+///
+/// # Safety
+///
+/// `params` must be NULL or point to an `OSSL_PARAM` array terminated by an
+/// element whose key is NULL, every key a NUL-terminated string, and every
+/// element's `data`/`data_size` describing a writable buffer (or `data`
+/// NULL), all valid and unaliased for the duration of the call.
+pub unsafe fn answer_each(
+    params: *mut OsslParam,
+    mut answer: impl FnMut(&mut OsslParam, &CStr) -> Result<(), ParamError>,
+) -> Result<(), ParamError> {
+    if params.is_null() {
+        return Ok(());
+    }
+    for i in 0..MAX_PARAMS {
+        // SAFETY: the caller guarantees a terminated array; we stop at the
+        // terminator, so element `i` is within it. `OsslParam` is repr(C) and
+        // the pointer comes from C with its natural alignment.
+        let p = unsafe { &mut *params.add(i) };
+        if p.key.is_null() {
+            return Ok(());
+        }
+        // SAFETY: keys are NUL-terminated strings (caller's guarantee) that
+        // outlive this call.
+        let key = unsafe { CStr::from_ptr(p.key) };
+        answer(p, key)?;
+    }
+    Err(ParamError::Unterminated)
+}
+
+/// Stores `value` in `p` (an integer parameter of any width that holds it).
+pub fn set_uint(p: &mut OsslParam, value: u64) -> Result<(), ParamError> {
+    let signed = match p.data_type {
+        OSSL_PARAM_INTEGER => true,
+        OSSL_PARAM_UNSIGNED_INTEGER => false,
+        _ => return Err(ParamError::BadType),
+    };
+    let size = p.data_size;
+    let max = match (size, signed) {
+        (1, false) => u64::from(u8::MAX),
+        (2, false) => u64::from(u16::MAX),
+        (4, false) => u64::from(u32::MAX),
+        (8, false) => u64::MAX,
+        (1, true) => i8::MAX as u64,
+        (2, true) => i16::MAX as u64,
+        (4, true) => i32::MAX as u64,
+        (8, true) => i64::MAX as u64,
+        _ => return Err(ParamError::BadType),
+    };
+    p.return_size = size;
+    if p.data.is_null() {
+        return Ok(());
+    }
+    if value > max {
+        return Err(ParamError::BadType);
+    }
+    let bytes = value.to_ne_bytes();
+    let src = if cfg!(target_endian = "little") {
+        &bytes[..size]
+    } else {
+        &bytes[8 - size..]
+    };
+    // SAFETY: `data` is non-NULL and, per the caller of `answer_each`, points
+    // to `data_size == size` writable bytes; `src` has exactly `size` bytes
+    // and is a local, so the ranges do not overlap. Byte copies need no
+    // alignment.
+    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), p.data.cast::<u8>(), size) };
+    Ok(())
+}
+
+/// Stores the string `value` in `p`, as a pointer (`UTF8_PTR`; `value` must
+/// live as long as the provider) or a copy (`UTF8_STRING`).
+pub fn set_utf8(p: &mut OsslParam, value: &CStr) -> Result<(), ParamError> {
+    let len = value.to_bytes().len();
+    match p.data_type {
+        OSSL_PARAM_UTF8_PTR => {
+            p.return_size = len;
+            if p.data.is_null() {
+                return Ok(());
+            }
+            // OpenSSL's own requesters (`OSSL_PARAM_construct_utf8_ptr(key,
+            // &ptr, 0)`) often leave `data_size` 0: `data` always points to
+            // one `char *`. A size that is set but too small is refused.
+            if p.data_size != 0 && p.data_size < size_of::<*const c_char>() {
+                return Err(ParamError::BadType);
+            }
+            // SAFETY: `data` is non-NULL and, by the UTF8_PTR convention,
+            // points to a writable `char *`; an unaligned write makes no
+            // alignment assumption.
+            unsafe {
+                p.data
+                    .cast::<*const c_char>()
+                    .write_unaligned(value.as_ptr())
+            };
+            Ok(())
+        }
+        OSSL_PARAM_UTF8_STRING => {
+            p.return_size = len;
+            if p.data.is_null() {
+                return Ok(());
+            }
+            if p.data_size < len {
+                return Err(ParamError::BadType);
+            }
+            let with_nul = if p.data_size > len { len + 1 } else { len };
+            // SAFETY: `data` is non-NULL with `data_size >= with_nul`
+            // writable bytes (checked above); the source is `value`'s bytes
+            // including its NUL (`with_nul <= len + 1`), a different object
+            // from the caller's buffer.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    value.as_ptr().cast::<u8>(),
+                    p.data.cast::<u8>(),
+                    with_nul,
+                )
+            };
+            Ok(())
+        }
+        _ => Err(ParamError::BadType),
+    }
+}
