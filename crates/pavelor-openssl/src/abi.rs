@@ -132,8 +132,8 @@ pub type CoreSetErrorDebugFn =
 /// `va_list` is declared as a pointer: on every Linux ABI Rust targets it is
 /// passed as one (an array type decaying to a pointer on x86-64, s390x and
 /// others; a 32-byte struct passed by reference on AArch64; a plain pointer
-/// elsewhere). This module only ever passes format strings without any
-/// conversion, so the core never reads the list.
+/// elsewhere). This module always passes a NULL format (the reason code's
+/// registered text is the message), so the core never reads the list.
 pub type CoreVsetErrorFn =
     unsafe extern "C" fn(*const OsslCoreHandle, u32, *const c_char, *mut c_void);
 
@@ -169,8 +169,12 @@ pub const OSSL_FUNC_DIGEST_FREECTX: c_int = 6;
 pub const OSSL_FUNC_DIGEST_DUPCTX: c_int = 7;
 /// `OSSL_FUNC_DIGEST_GET_PARAMS`.
 pub const OSSL_FUNC_DIGEST_GET_PARAMS: c_int = 8;
+/// `OSSL_FUNC_DIGEST_SET_CTX_PARAMS`.
+pub const OSSL_FUNC_DIGEST_SET_CTX_PARAMS: c_int = 9;
 /// `OSSL_FUNC_DIGEST_GETTABLE_PARAMS`.
 pub const OSSL_FUNC_DIGEST_GETTABLE_PARAMS: c_int = 11;
+/// `OSSL_FUNC_DIGEST_SETTABLE_CTX_PARAMS`.
+pub const OSSL_FUNC_DIGEST_SETTABLE_CTX_PARAMS: c_int = 12;
 
 // Parameter names (core_names.h).
 /// `OSSL_PROV_PARAM_NAME` (utf8_ptr).
@@ -185,6 +189,8 @@ pub const OSSL_PROV_PARAM_STATUS: &CStr = c"status";
 pub const OSSL_DIGEST_PARAM_BLOCK_SIZE: &CStr = c"blocksize";
 /// `OSSL_DIGEST_PARAM_SIZE` (size_t).
 pub const OSSL_DIGEST_PARAM_SIZE: &CStr = c"size";
+/// `OSSL_DIGEST_PARAM_XOFLEN` (size_t).
+pub const OSSL_DIGEST_PARAM_XOFLEN: &CStr = c"xoflen";
 /// `OSSL_DIGEST_PARAM_XOF` (int, 0 or 1).
 pub const OSSL_DIGEST_PARAM_XOF: &CStr = c"xof";
 /// `OSSL_DIGEST_PARAM_ALGID_ABSENT` (int, 0 or 1).

@@ -34,30 +34,30 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use pavelor::{Algorithm, Backend, DynHasher};
 
 use abi::{
-    CoreNewErrorFn, CoreSetErrorDebugFn, CoreVsetErrorFn, GenericFn, OSSL_DIGEST_PARAM_ALGID_ABSENT,
-    OSSL_DIGEST_PARAM_BLOCK_SIZE, OSSL_DIGEST_PARAM_SIZE, OSSL_DIGEST_PARAM_XOF,
-    OSSL_FUNC_CORE_NEW_ERROR, OSSL_FUNC_CORE_SET_ERROR_DEBUG, OSSL_FUNC_CORE_VSET_ERROR,
-    OSSL_FUNC_DIGEST_DIGEST, OSSL_FUNC_DIGEST_DUPCTX, OSSL_FUNC_DIGEST_FINAL,
-    OSSL_FUNC_DIGEST_FREECTX, OSSL_FUNC_DIGEST_GET_PARAMS, OSSL_FUNC_DIGEST_GETTABLE_PARAMS,
-    OSSL_FUNC_DIGEST_INIT, OSSL_FUNC_DIGEST_NEWCTX, OSSL_FUNC_DIGEST_UPDATE,
-    OSSL_FUNC_PROVIDER_GET_PARAMS, OSSL_FUNC_PROVIDER_GET_REASON_STRINGS,
+    CoreNewErrorFn, CoreSetErrorDebugFn, CoreVsetErrorFn, GenericFn,
+    OSSL_DIGEST_PARAM_ALGID_ABSENT, OSSL_DIGEST_PARAM_BLOCK_SIZE, OSSL_DIGEST_PARAM_SIZE,
+    OSSL_DIGEST_PARAM_XOF, OSSL_DIGEST_PARAM_XOFLEN, OSSL_FUNC_CORE_NEW_ERROR,
+    OSSL_FUNC_CORE_SET_ERROR_DEBUG, OSSL_FUNC_CORE_VSET_ERROR, OSSL_FUNC_DIGEST_DIGEST,
+    OSSL_FUNC_DIGEST_DUPCTX, OSSL_FUNC_DIGEST_FINAL, OSSL_FUNC_DIGEST_FREECTX,
+    OSSL_FUNC_DIGEST_GET_PARAMS, OSSL_FUNC_DIGEST_GETTABLE_PARAMS, OSSL_FUNC_DIGEST_INIT,
+    OSSL_FUNC_DIGEST_NEWCTX, OSSL_FUNC_DIGEST_SET_CTX_PARAMS, OSSL_FUNC_DIGEST_SETTABLE_CTX_PARAMS,
+    OSSL_FUNC_DIGEST_UPDATE, OSSL_FUNC_PROVIDER_GET_PARAMS, OSSL_FUNC_PROVIDER_GET_REASON_STRINGS,
     OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, OSSL_FUNC_PROVIDER_QUERY_OPERATION,
     OSSL_FUNC_PROVIDER_TEARDOWN, OSSL_OP_DIGEST, OSSL_PARAM_INTEGER, OSSL_PARAM_UNSIGNED_INTEGER,
     OSSL_PARAM_UTF8_PTR, OSSL_PROV_PARAM_BUILDINFO, OSSL_PROV_PARAM_NAME, OSSL_PROV_PARAM_STATUS,
     OSSL_PROV_PARAM_VERSION, OsslAlgorithm, OsslCoreHandle, OsslDispatch, OsslItem, OsslParam,
     Table,
 };
-use params::{ParamError, answer_each, set_uint, set_utf8};
+use params::{ParamError, answer_each, get_uint, set_uint, set_utf8};
 
 /// The provider's `name` parameter.
 pub const PROVIDER_NAME: &CStr = c"Pavelor provider";
 /// The provider's `version` parameter (the crate version).
-pub const PROVIDER_VERSION: &CStr = match CStr::from_bytes_with_nul(
-    concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes(),
-) {
-    Ok(v) => v,
-    Err(_) => c"unknown",
-};
+pub const PROVIDER_VERSION: &CStr =
+    match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+        Ok(v) => v,
+        Err(_) => c"unknown",
+    };
 /// The property definition of every algorithm of this provider.
 pub const PROPERTY: &CStr = c"provider=pavelor";
 
@@ -94,11 +94,15 @@ pub enum Reason {
     Internal = 5,
     /// The chosen backend cannot run (should not happen).
     Backend = 6,
+    /// `final` of a digest longer than `EVP_MAX_MD_SIZE` without the
+    /// caller stating its buffer size (see [`EVP_MAX_MD_SIZE`]).
+    LongDigest = 7,
+    /// A parameter with a wrong type, size or value.
+    BadParameter = 8,
 }
 
 impl Reason {
-    /// The fixed message (used as a format string with no conversions, so
-    /// it must never contain `%`).
+    /// The reason string OpenSSL shows for this code.
     pub const fn message(self) -> &'static CStr {
         match self {
             Reason::NullPointer => c"NULL pointer argument",
@@ -107,18 +111,24 @@ impl Reason {
             Reason::LengthTooLarge => c"length exceeds the address space",
             Reason::Internal => c"internal error in the pavelor provider",
             Reason::Backend => c"Pavelor backend unavailable",
+            Reason::LongDigest => {
+                c"digest longer than EVP_MAX_MD_SIZE: finish with EVP_DigestFinalXOF(ctx, md, digest size)"
+            }
+            Reason::BadParameter => c"bad parameter (xoflen must equal the digest size)",
         }
     }
 }
 
 /// `get_reason_strings` answer.
-static REASON_STRINGS: Table<OsslItem, 7> = Table([
+static REASON_STRINGS: Table<OsslItem, 9> = Table([
     reason_item(Reason::NullPointer),
     reason_item(Reason::OutputTooSmall),
     reason_item(Reason::NotInitialized),
     reason_item(Reason::LengthTooLarge),
     reason_item(Reason::Internal),
     reason_item(Reason::Backend),
+    reason_item(Reason::LongDigest),
+    reason_item(Reason::BadParameter),
     OsslItem {
         id: 0,
         ptr: std::ptr::null_mut(),
@@ -150,16 +160,16 @@ impl ProvCtx {
         let (Some(new_error), Some(vset_error)) = (self.new_error, self.vset_error) else {
             return;
         };
-        let msg = reason.message();
-        debug_assert!(!msg.to_bytes().contains(&b'%'));
-        // A stand-in `va_list`: never read, since `msg` has no conversions.
+        // No format string: the reason code's text (served by
+        // `get_reason_strings`) is the message, and the core reads nothing
+        // from the argument list, so a stand-in `va_list` is enough.
         let mut no_args = [0u64; 4];
         // SAFETY: the three functions come from the core's dispatch table
         // with these signatures (core_dispatch.h); `handle` is the core
         // handle given to `OSSL_provider_init`, valid while the provider is
         // loaded (which it is while any of its contexts exists); the strings
-        // are NUL-terminated statics; `msg` contains no `%`, so the core's
-        // vsnprintf reads nothing from the argument list.
+        // are NUL-terminated statics; with a NULL format the core does not
+        // touch the argument list.
         unsafe {
             new_error(self.handle);
             if let Some(set_error_debug) = self.set_error_debug {
@@ -173,7 +183,7 @@ impl ProvCtx {
             vset_error(
                 self.handle,
                 reason as u32,
-                msg.as_ptr(),
+                std::ptr::null(),
                 no_args.as_mut_ptr().cast(),
             );
         }
@@ -249,6 +259,18 @@ unsafe fn write_output(digest: &[u8], out: *mut u8, outl: *mut usize) {
 // ---------------------------------------------------------------------------
 // Digest contexts
 
+/// OpenSSL's `EVP_MAX_MD_SIZE`: the documented bound on what
+/// `EVP_DigestFinal_ex` writes, so the size of many callers' digest buffers
+/// (OpenSSL's own HMAC, `openssl speed`, Python's `hashlib`, ...).
+///
+/// Pavelor-768 and Pavelor-1024 (96 and 128 bytes) exceed it: answering
+/// their `EVP_DigestFinal_ex` would overflow such buffers. So their `final`
+/// fails (with [`Reason::LongDigest`]) unless the caller has stated the
+/// buffer size by setting the `xoflen` parameter to the digest size, which
+/// is what `EVP_DigestFinalXOF(ctx, md, 96 or 128)` does just before calling
+/// `final`. Pavelor-512 (64 bytes) is never restricted.
+pub const EVP_MAX_MD_SIZE: usize = 64;
+
 /// An `EVP_MD_CTX`'s algorithm context.
 struct DigestCtx {
     prov: *const ProvCtx,
@@ -256,6 +278,9 @@ struct DigestCtx {
     /// `None` before `init` and after `final`. Dropping it wipes the state
     /// (the crate's hashers zeroize on drop).
     hasher: Option<DynHasher>,
+    /// The caller stated (via `xoflen`) that its output buffer holds the
+    /// whole digest; cleared by `init` and `final`.
+    len_confirmed: bool,
 }
 
 impl DigestCtx {
@@ -294,6 +319,7 @@ unsafe extern "C" fn digest_newctx<const I: usize>(provctx: *mut c_void) -> *mut
             prov,
             alg: Algorithm::ALL[I],
             hasher: None,
+            len_confirmed: false,
         });
         Box::into_raw(ctx).cast()
     })
@@ -324,6 +350,7 @@ unsafe extern "C" fn digest_init(dctx: *mut c_void, _params: *const OsslParam) -
         match ctx.alg.hasher_with(prov.backend) {
             Ok(h) => {
                 ctx.hasher = Some(h);
+                ctx.len_confirmed = false;
                 1
             }
             Err(_) => {
@@ -372,8 +399,13 @@ unsafe extern "C" fn digest_final(
     };
     let prov = ctx.prov();
     guarded(Some(prov), c"digest_final", 0, || {
-        let result = check_output(out, outl, outsz, ctx.alg.output_len()).and_then(|()| {
+        let need = ctx.alg.output_len();
+        let result = check_output(out, outl, outsz, need).and_then(|()| {
+            if need > EVP_MAX_MD_SIZE && !ctx.len_confirmed {
+                return Err(Reason::LongDigest);
+            }
             let h = ctx.hasher.take().ok_or(Reason::NotInitialized)?;
+            ctx.len_confirmed = false;
             let digest = h.finalize();
             // SAFETY: `check_output` saw non-NULL `out`/`outl` and
             // `outsz >= output_len == digest.len()`; the caller gives
@@ -453,6 +485,7 @@ unsafe extern "C" fn digest_dupctx(dctx: *mut c_void) -> *mut c_void {
             prov: ctx.prov,
             alg: ctx.alg,
             hasher: ctx.hasher.clone(),
+            len_confirmed: ctx.len_confirmed,
         });
         Box::into_raw(copy).cast()
     })
@@ -482,6 +515,58 @@ unsafe extern "C" fn digest_get_params<const I: usize>(params: *mut OsslParam) -
         };
         c_int::from(result.is_ok())
     })
+}
+
+/// `OSSL_FUNC_digest_set_ctx_params`: accepts `xoflen` equal to the digest
+/// size only (Pavelor is not an XOF; the value states the caller's buffer
+/// size, see [`EVP_MAX_MD_SIZE`]). Other keys are ignored.
+unsafe extern "C" fn digest_set_ctx_params(dctx: *mut c_void, params: *const OsslParam) -> c_int {
+    // SAFETY: OpenSSL passes a context this provider made.
+    let Some(ctx) = (unsafe { ctx_mut(dctx) }) else {
+        return 0;
+    };
+    let prov = ctx.prov();
+    guarded(Some(prov), c"digest_set_ctx_params", 0, || {
+        let need = ctx.alg.output_len() as u64;
+        let mut confirmed = ctx.len_confirmed;
+        // SAFETY: OpenSSL passes a terminated OSSL_PARAM array whose buffers
+        // are readable for the call; `answer_each` only reads through the
+        // pointer here (the closure does not write to `p`).
+        let result = unsafe {
+            answer_each(params.cast_mut(), |p, key| {
+                if key == OSSL_DIGEST_PARAM_XOFLEN {
+                    if get_uint(p) != Some(need) {
+                        return Err(ParamError::BadType);
+                    }
+                    confirmed = true;
+                }
+                Ok(())
+            })
+        };
+        match result {
+            Ok(()) => {
+                ctx.len_confirmed = confirmed;
+                1
+            }
+            Err(_) => {
+                prov.raise(Reason::BadParameter, c"digest_set_ctx_params", line!());
+                0
+            }
+        }
+    })
+}
+
+static DIGEST_SETTABLE_CTX: Table<OsslParam, 2> = Table([
+    OsslParam::descriptor(OSSL_DIGEST_PARAM_XOFLEN, OSSL_PARAM_UNSIGNED_INTEGER),
+    OsslParam::END,
+]);
+
+/// `OSSL_FUNC_digest_settable_ctx_params`.
+unsafe extern "C" fn digest_settable_ctx_params(
+    _dctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const OsslParam {
+    DIGEST_SETTABLE_CTX.as_ptr()
 }
 
 static DIGEST_GETTABLE: Table<OsslParam, 5> = Table([
@@ -530,7 +615,10 @@ type DupCtxFn = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
 type GetParamsFn = unsafe extern "C" fn(*mut OsslParam) -> c_int;
 type GettableFn = unsafe extern "C" fn(*mut c_void) -> *const OsslParam;
 
-const fn digest_table<const I: usize>() -> Table<OsslDispatch, 10> {
+type SetCtxParamsFn = unsafe extern "C" fn(*mut c_void, *const OsslParam) -> c_int;
+type CtxParamsTableFn = unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const OsslParam;
+
+const fn digest_table<const I: usize>() -> Table<OsslDispatch, 12> {
     Table([
         entry!(OSSL_FUNC_DIGEST_NEWCTX, digest_newctx::<I>, NewCtxFn),
         entry!(OSSL_FUNC_DIGEST_INIT, digest_init, InitFn),
@@ -549,13 +637,23 @@ const fn digest_table<const I: usize>() -> Table<OsslDispatch, 10> {
             digest_gettable_params,
             GettableFn
         ),
+        entry!(
+            OSSL_FUNC_DIGEST_SET_CTX_PARAMS,
+            digest_set_ctx_params,
+            SetCtxParamsFn
+        ),
+        entry!(
+            OSSL_FUNC_DIGEST_SETTABLE_CTX_PARAMS,
+            digest_settable_ctx_params,
+            CtxParamsTableFn
+        ),
         DISPATCH_END,
     ])
 }
 
-static DIGEST_512: Table<OsslDispatch, 10> = digest_table::<0>();
-static DIGEST_768: Table<OsslDispatch, 10> = digest_table::<1>();
-static DIGEST_1024: Table<OsslDispatch, 10> = digest_table::<2>();
+static DIGEST_512: Table<OsslDispatch, 12> = digest_table::<0>();
+static DIGEST_768: Table<OsslDispatch, 12> = digest_table::<1>();
+static DIGEST_1024: Table<OsslDispatch, 12> = digest_table::<2>();
 
 static DIGESTS: Table<OsslAlgorithm, 4> = Table([
     OsslAlgorithm {
@@ -745,7 +843,8 @@ pub unsafe extern "C" fn OSSL_provider_init(
                     0 => break,
                     OSSL_FUNC_CORE_NEW_ERROR => {
                         // SAFETY: see above.
-                        new_error = Some(unsafe { std::mem::transmute::<GenericFn, CoreNewErrorFn>(f) });
+                        new_error =
+                            Some(unsafe { std::mem::transmute::<GenericFn, CoreNewErrorFn>(f) });
                     }
                     OSSL_FUNC_CORE_SET_ERROR_DEBUG => {
                         // SAFETY: see above.

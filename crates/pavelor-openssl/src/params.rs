@@ -148,3 +148,40 @@ pub fn set_utf8(p: &mut OsslParam, value: &CStr) -> Result<(), ParamError> {
         _ => Err(ParamError::BadType),
     }
 }
+
+/// Reads an integer parameter of any width (1, 2, 4 or 8 bytes, signed or
+/// unsigned) as a `u64`; `None` for another type or size, a NULL `data` or
+/// a negative value.
+pub fn get_uint(p: &OsslParam) -> Option<u64> {
+    let signed = match p.data_type {
+        OSSL_PARAM_INTEGER => true,
+        OSSL_PARAM_UNSIGNED_INTEGER => false,
+        _ => return None,
+    };
+    let size = p.data_size;
+    if !matches!(size, 1 | 2 | 4 | 8) || p.data.is_null() {
+        return None;
+    }
+    let mut bytes = [0u8; 8];
+    let dst = if cfg!(target_endian = "little") {
+        &mut bytes[..size]
+    } else {
+        &mut bytes[8 - size..]
+    };
+    // SAFETY: `data` is non-NULL and, per the caller of `answer_each`,
+    // points to `data_size == size` readable bytes; `dst` is a local of
+    // exactly `size` bytes. Byte copies need no alignment.
+    unsafe { std::ptr::copy_nonoverlapping(p.data.cast::<u8>(), dst.as_mut_ptr(), size) };
+    let negative = signed && {
+        let top = if cfg!(target_endian = "little") {
+            bytes[size - 1]
+        } else {
+            bytes[8 - size]
+        };
+        top & 0x80 != 0
+    };
+    if negative {
+        return None;
+    }
+    Some(u64::from_ne_bytes(bytes))
+}
