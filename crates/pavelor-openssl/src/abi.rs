@@ -109,6 +109,8 @@ pub const OSSL_PARAM_INTEGER: c_uint = 1;
 pub const OSSL_PARAM_UNSIGNED_INTEGER: c_uint = 2;
 /// `OSSL_PARAM_UTF8_STRING`.
 pub const OSSL_PARAM_UTF8_STRING: c_uint = 4;
+/// `OSSL_PARAM_OCTET_STRING`.
+pub const OSSL_PARAM_OCTET_STRING: c_uint = 5;
 /// `OSSL_PARAM_UTF8_PTR`.
 pub const OSSL_PARAM_UTF8_PTR: c_uint = 6;
 
@@ -151,6 +153,30 @@ pub const OSSL_FUNC_PROVIDER_GET_REASON_STRINGS: c_int = 1029;
 
 /// `OSSL_OP_DIGEST`.
 pub const OSSL_OP_DIGEST: c_int = 1;
+/// `OSSL_OP_MAC`.
+pub const OSSL_OP_MAC: c_int = 3;
+
+// MAC functions.
+/// `OSSL_FUNC_MAC_NEWCTX`.
+pub const OSSL_FUNC_MAC_NEWCTX: c_int = 1;
+/// `OSSL_FUNC_MAC_DUPCTX`.
+pub const OSSL_FUNC_MAC_DUPCTX: c_int = 2;
+/// `OSSL_FUNC_MAC_FREECTX`.
+pub const OSSL_FUNC_MAC_FREECTX: c_int = 3;
+/// `OSSL_FUNC_MAC_INIT`.
+pub const OSSL_FUNC_MAC_INIT: c_int = 4;
+/// `OSSL_FUNC_MAC_UPDATE`.
+pub const OSSL_FUNC_MAC_UPDATE: c_int = 5;
+/// `OSSL_FUNC_MAC_FINAL`.
+pub const OSSL_FUNC_MAC_FINAL: c_int = 6;
+/// `OSSL_FUNC_MAC_GET_CTX_PARAMS`.
+pub const OSSL_FUNC_MAC_GET_CTX_PARAMS: c_int = 8;
+/// `OSSL_FUNC_MAC_SET_CTX_PARAMS`.
+pub const OSSL_FUNC_MAC_SET_CTX_PARAMS: c_int = 9;
+/// `OSSL_FUNC_MAC_GETTABLE_CTX_PARAMS`.
+pub const OSSL_FUNC_MAC_GETTABLE_CTX_PARAMS: c_int = 11;
+/// `OSSL_FUNC_MAC_SETTABLE_CTX_PARAMS`.
+pub const OSSL_FUNC_MAC_SETTABLE_CTX_PARAMS: c_int = 12;
 
 // Digest functions.
 /// `OSSL_FUNC_DIGEST_NEWCTX`.
@@ -195,3 +221,13 @@ pub const OSSL_DIGEST_PARAM_XOFLEN: &CStr = c"xoflen";
 pub const OSSL_DIGEST_PARAM_XOF: &CStr = c"xof";
 /// `OSSL_DIGEST_PARAM_ALGID_ABSENT` (int, 0 or 1).
 pub const OSSL_DIGEST_PARAM_ALGID_ABSENT: &CStr = c"algid-absent";
+/// `OSSL_MAC_PARAM_KEY` (octet string).
+pub const OSSL_MAC_PARAM_KEY: &CStr = c"key";
+/// `OSSL_MAC_PARAM_DIGEST` (utf8 string).
+pub const OSSL_MAC_PARAM_DIGEST: &CStr = c"digest";
+/// `OSSL_MAC_PARAM_PROPERTIES` (utf8 string).
+pub const OSSL_MAC_PARAM_PROPERTIES: &CStr = c"properties";
+/// `OSSL_MAC_PARAM_SIZE` (size_t).
+pub const OSSL_MAC_PARAM_SIZE: &CStr = c"size";
+/// `OSSL_MAC_PARAM_BLOCK_SIZE` (size_t).
+pub const OSSL_MAC_PARAM_BLOCK_SIZE: &CStr = c"block-size";

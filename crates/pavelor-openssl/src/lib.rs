@@ -26,6 +26,7 @@
 //! initialized, and reported in its `buildinfo` parameter.
 
 pub mod abi;
+mod mac;
 mod params;
 
 use std::ffi::{CStr, CString, c_int, c_void};
@@ -41,12 +42,15 @@ use abi::{
     OSSL_FUNC_DIGEST_DUPCTX, OSSL_FUNC_DIGEST_FINAL, OSSL_FUNC_DIGEST_FREECTX,
     OSSL_FUNC_DIGEST_GET_PARAMS, OSSL_FUNC_DIGEST_GETTABLE_PARAMS, OSSL_FUNC_DIGEST_INIT,
     OSSL_FUNC_DIGEST_NEWCTX, OSSL_FUNC_DIGEST_SET_CTX_PARAMS, OSSL_FUNC_DIGEST_SETTABLE_CTX_PARAMS,
-    OSSL_FUNC_DIGEST_UPDATE, OSSL_FUNC_PROVIDER_GET_PARAMS, OSSL_FUNC_PROVIDER_GET_REASON_STRINGS,
+    OSSL_FUNC_DIGEST_UPDATE, OSSL_FUNC_MAC_DUPCTX, OSSL_FUNC_MAC_FINAL, OSSL_FUNC_MAC_FREECTX,
+    OSSL_FUNC_MAC_GET_CTX_PARAMS, OSSL_FUNC_MAC_GETTABLE_CTX_PARAMS, OSSL_FUNC_MAC_INIT,
+    OSSL_FUNC_MAC_NEWCTX, OSSL_FUNC_MAC_SET_CTX_PARAMS, OSSL_FUNC_MAC_SETTABLE_CTX_PARAMS,
+    OSSL_FUNC_MAC_UPDATE, OSSL_FUNC_PROVIDER_GET_PARAMS, OSSL_FUNC_PROVIDER_GET_REASON_STRINGS,
     OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, OSSL_FUNC_PROVIDER_QUERY_OPERATION,
-    OSSL_FUNC_PROVIDER_TEARDOWN, OSSL_OP_DIGEST, OSSL_PARAM_INTEGER, OSSL_PARAM_UNSIGNED_INTEGER,
-    OSSL_PARAM_UTF8_PTR, OSSL_PROV_PARAM_BUILDINFO, OSSL_PROV_PARAM_NAME, OSSL_PROV_PARAM_STATUS,
-    OSSL_PROV_PARAM_VERSION, OsslAlgorithm, OsslCoreHandle, OsslDispatch, OsslItem, OsslParam,
-    Table,
+    OSSL_FUNC_PROVIDER_TEARDOWN, OSSL_OP_DIGEST, OSSL_OP_MAC, OSSL_PARAM_INTEGER,
+    OSSL_PARAM_UNSIGNED_INTEGER, OSSL_PARAM_UTF8_PTR, OSSL_PROV_PARAM_BUILDINFO,
+    OSSL_PROV_PARAM_NAME, OSSL_PROV_PARAM_STATUS, OSSL_PROV_PARAM_VERSION, OsslAlgorithm,
+    OsslCoreHandle, OsslDispatch, OsslItem, OsslParam, Table,
 };
 use params::{ParamError, answer_each, get_uint, set_uint, set_utf8};
 
@@ -114,7 +118,7 @@ impl Reason {
             Reason::LongDigest => {
                 c"digest longer than EVP_MAX_MD_SIZE: finish with EVP_DigestFinalXOF(ctx, md, digest size)"
             }
-            Reason::BadParameter => c"bad parameter (xoflen must equal the digest size)",
+            Reason::BadParameter => c"bad parameter: wrong type, size or value (a digest's xoflen must equal its size)",
         }
     }
 }
@@ -697,6 +701,57 @@ unsafe extern "C" fn provider_teardown(provctx: *mut c_void) {
     let _ = catch_unwind(AssertUnwindSafe(move || drop(prov)));
 }
 
+type MacInitFn = unsafe extern "C" fn(*mut c_void, *const u8, usize, *const OsslParam) -> c_int;
+type CtxGetParamsFn = unsafe extern "C" fn(*mut c_void, *mut OsslParam) -> c_int;
+
+static MAC_HMAC: Table<OsslDispatch, 11> = Table([
+    entry!(OSSL_FUNC_MAC_NEWCTX, mac::mac_newctx, NewCtxFn),
+    entry!(OSSL_FUNC_MAC_DUPCTX, mac::mac_dupctx, DupCtxFn),
+    entry!(OSSL_FUNC_MAC_FREECTX, mac::mac_freectx, FreeCtxFn),
+    entry!(OSSL_FUNC_MAC_INIT, mac::mac_init, MacInitFn),
+    entry!(OSSL_FUNC_MAC_UPDATE, mac::mac_update, UpdateFn),
+    entry!(OSSL_FUNC_MAC_FINAL, mac::mac_final, FinalFn),
+    entry!(
+        OSSL_FUNC_MAC_SET_CTX_PARAMS,
+        mac::mac_set_ctx_params,
+        SetCtxParamsFn
+    ),
+    entry!(
+        OSSL_FUNC_MAC_GET_CTX_PARAMS,
+        mac::mac_get_ctx_params,
+        CtxGetParamsFn
+    ),
+    entry!(
+        OSSL_FUNC_MAC_SETTABLE_CTX_PARAMS,
+        mac::mac_settable_ctx_params,
+        CtxParamsTableFn
+    ),
+    entry!(
+        OSSL_FUNC_MAC_GETTABLE_CTX_PARAMS,
+        mac::mac_gettable_ctx_params,
+        CtxParamsTableFn
+    ),
+    DISPATCH_END,
+]);
+
+/// The MAC names of [`mac`]'s HMAC.
+pub const HMAC_NAMES: &CStr = c"PAVELOR-HMAC:HMAC-PAVELOR";
+
+static MACS: Table<OsslAlgorithm, 2> = Table([
+    OsslAlgorithm {
+        algorithm_names: HMAC_NAMES.as_ptr(),
+        property_definition: PROPERTY.as_ptr(),
+        implementation: (&raw const MAC_HMAC).cast(),
+        algorithm_description: c"HMAC over PAVELOR-512/768/1024 (B = rate)".as_ptr(),
+    },
+    OsslAlgorithm {
+        algorithm_names: std::ptr::null(),
+        property_definition: std::ptr::null(),
+        implementation: std::ptr::null(),
+        algorithm_description: std::ptr::null(),
+    },
+]);
+
 static PROVIDER_GETTABLE: Table<OsslParam, 5> = Table([
     OsslParam::descriptor(OSSL_PROV_PARAM_NAME, OSSL_PARAM_UTF8_PTR),
     OsslParam::descriptor(OSSL_PROV_PARAM_VERSION, OSSL_PARAM_UTF8_PTR),
@@ -754,10 +809,10 @@ unsafe extern "C" fn provider_query_operation(
         // 0: the core may cache the answer (it is static).
         unsafe { no_store.write(0) };
     }
-    if operation_id == OSSL_OP_DIGEST {
-        DIGESTS.as_ptr()
-    } else {
-        std::ptr::null()
+    match operation_id {
+        OSSL_OP_DIGEST => DIGESTS.as_ptr(),
+        OSSL_OP_MAC => MACS.as_ptr(),
+        _ => std::ptr::null(),
     }
 }
 

@@ -8,8 +8,8 @@
 use std::ffi::{CStr, c_char};
 
 use crate::abi::{
-    OSSL_PARAM_INTEGER, OSSL_PARAM_UNSIGNED_INTEGER, OSSL_PARAM_UTF8_PTR, OSSL_PARAM_UTF8_STRING,
-    OsslParam,
+    OSSL_PARAM_INTEGER, OSSL_PARAM_OCTET_STRING, OSSL_PARAM_UNSIGNED_INTEGER, OSSL_PARAM_UTF8_PTR,
+    OSSL_PARAM_UTF8_STRING, OsslParam,
 };
 
 /// Longest parameter array walked; a longer one is treated as unterminated
@@ -184,4 +184,57 @@ pub fn get_uint(p: &OsslParam) -> Option<u64> {
         return None;
     }
     Some(u64::from_ne_bytes(bytes))
+}
+
+/// Reads a UTF-8 string parameter (`UTF8_STRING`: `data_size` bytes, the
+/// NUL not counted but tolerated; or `UTF8_PTR`) as bytes without any
+/// terminator; `None` for another type or a NULL pointer.
+pub fn get_utf8<'a>(p: &OsslParam) -> Option<&'a [u8]> {
+    if p.data.is_null() {
+        return None;
+    }
+    match p.data_type {
+        OSSL_PARAM_UTF8_STRING => {
+            if isize::try_from(p.data_size).is_err() {
+                return None;
+            }
+            // SAFETY: a non-NULL `data` with `data_size <= isize::MAX`
+            // readable bytes (the caller of `answer_each` guarantees the
+            // buffer for the call, and the `'a` of the result is that call).
+            let bytes = unsafe { std::slice::from_raw_parts(p.data.cast::<u8>(), p.data_size) };
+            // Like OSSL_PARAM_get_utf8_string: the string ends at a NUL
+            // within `data_size`, if any.
+            let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+            bytes.get(..end)
+        }
+        OSSL_PARAM_UTF8_PTR => {
+            // SAFETY: `data` points to a `const char *` (UTF8_PTR
+            // convention); an unaligned read makes no alignment assumption.
+            let ptr = unsafe { p.data.cast::<*const c_char>().read_unaligned() };
+            if ptr.is_null() {
+                return None;
+            }
+            // SAFETY: a non-NULL pointer to a NUL-terminated string valid
+            // for the call (OSSL_PARAM contract).
+            Some(unsafe { CStr::from_ptr(ptr) }.to_bytes())
+        }
+        _ => None,
+    }
+}
+
+/// Reads an octet-string parameter; `None` for another type or a NULL
+/// `data` with a non-zero size.
+pub fn get_octets<'a>(p: &OsslParam) -> Option<&'a [u8]> {
+    if p.data_type != OSSL_PARAM_OCTET_STRING {
+        return None;
+    }
+    if p.data_size == 0 {
+        return Some(&[]);
+    }
+    if p.data.is_null() || isize::try_from(p.data_size).is_err() {
+        return None;
+    }
+    // SAFETY: non-NULL `data` with `data_size <= isize::MAX` readable bytes
+    // for the call (the caller of `answer_each` guarantees the buffer).
+    Some(unsafe { std::slice::from_raw_parts(p.data.cast::<u8>(), p.data_size) })
 }
