@@ -64,7 +64,11 @@ pub fn openssl(args: &OpensslArgs) -> Result<(), String> {
     write_atomically(&module, |tmp| fs::copy(&src, tmp).map(drop))?;
     let config = config_text(&module)?;
     write_atomically(&out.join(CONFIG), |tmp| fs::write(tmp, &config))?;
-    eprintln!("xtask: wrote {} and {}", module.display(), out.join(CONFIG).display());
+    eprintln!(
+        "xtask: wrote {} and {}",
+        module.display(),
+        out.join(CONFIG).display()
+    );
     Ok(())
 }
 

@@ -49,7 +49,7 @@ fn kat_vectors() -> Vec<(String, u64, Vec<u8>, Vec<u8>)> {
 }
 
 fn hex(s: &str) -> Vec<u8> {
-    assert!(s.len() % 2 == 0, "odd hex length");
+    assert!(s.len().is_multiple_of(2), "odd hex length");
     (0..s.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
@@ -69,7 +69,11 @@ fn kat_vectors_match_the_crate() {
     for (name, bits, msg, digest) in kat_vectors() {
         assert_eq!(bits, 8 * msg.len() as u64);
         let alg = algorithm(&name);
-        assert_eq!(alg.digest(&msg).as_bytes(), &digest[..], "{name}, {bits} bits");
+        assert_eq!(
+            alg.digest(&msg).as_bytes(),
+            &digest[..],
+            "{name}, {bits} bits"
+        );
     }
 }
 
@@ -287,7 +291,13 @@ fn needs_libssl_dev_c_program_over_evp() {
         .arg("dgst")
         .arg("-provider-path")
         .arg(&modules)
-        .args(["-provider", "pavelor", "-provider", "default", "-PAVELOR-512"])
+        .args([
+            "-provider",
+            "pavelor",
+            "-provider",
+            "default",
+            "-PAVELOR-512",
+        ])
         .arg(&file)
         .env_remove("OPENSSL_CONF")
         .env_remove("LD_LIBRARY_PATH"));
