@@ -238,3 +238,116 @@ pub fn get_octets<'a>(p: &OsslParam) -> Option<&'a [u8]> {
     // for the call (the caller of `answer_each` guarantees the buffer).
     Some(unsafe { std::slice::from_raw_parts(p.data.cast::<u8>(), p.data_size) })
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use std::ffi::c_void;
+
+    fn param(data_type: u32, data: *mut c_void, data_size: usize) -> OsslParam {
+        OsslParam {
+            key: c"k".as_ptr(),
+            data_type,
+            data,
+            data_size,
+            return_size: crate::abi::OSSL_PARAM_UNMODIFIED,
+        }
+    }
+
+    #[test]
+    fn integers_of_every_width_and_signedness() {
+        let mut u64v = 0u64;
+        let mut p = param(OSSL_PARAM_UNSIGNED_INTEGER, (&raw mut u64v).cast(), 8);
+        set_uint(&mut p, 192).unwrap();
+        assert_eq!((u64v, p.return_size), (192, 8));
+        assert_eq!(get_uint(&p), Some(192));
+
+        let mut i32v = -1i32;
+        let mut p = param(OSSL_PARAM_INTEGER, (&raw mut i32v).cast(), 4);
+        set_uint(&mut p, 0).unwrap();
+        assert_eq!(i32v, 0);
+        assert_eq!(set_uint(&mut p, 1 << 31), Err(ParamError::BadType));
+        let mut neg = -5i32;
+        let p = param(OSSL_PARAM_INTEGER, (&raw mut neg).cast(), 4);
+        assert_eq!(get_uint(&p), None, "negative values are refused");
+
+        let mut u8v = 0u8;
+        let mut p = param(OSSL_PARAM_UNSIGNED_INTEGER, (&raw mut u8v).cast(), 1);
+        assert_eq!(set_uint(&mut p, 256), Err(ParamError::BadType));
+        set_uint(&mut p, 255).unwrap();
+        assert_eq!(u8v, 255);
+
+        let mut odd = [0u8; 3];
+        let mut p = param(OSSL_PARAM_UNSIGNED_INTEGER, odd.as_mut_ptr().cast(), 3);
+        assert_eq!(set_uint(&mut p, 1), Err(ParamError::BadType));
+        let mut p = param(OSSL_PARAM_UTF8_STRING, odd.as_mut_ptr().cast(), 3);
+        assert_eq!(set_uint(&mut p, 1), Err(ParamError::BadType));
+
+        // Size query: NULL data only sets return_size.
+        let mut p = param(OSSL_PARAM_UNSIGNED_INTEGER, std::ptr::null_mut(), 8);
+        set_uint(&mut p, 7).unwrap();
+        assert_eq!(p.return_size, 8);
+        assert_eq!(get_uint(&p), None);
+    }
+
+    #[test]
+    fn strings_by_pointer_and_by_copy() {
+        let mut ptr: *const c_char = std::ptr::null();
+        let mut p = param(OSSL_PARAM_UTF8_PTR, (&raw mut ptr).cast(), 0);
+        set_utf8(&mut p, c"pavelor").unwrap();
+        // SAFETY: `set_utf8` stored the static string's pointer.
+        assert_eq!(unsafe { CStr::from_ptr(ptr) }, c"pavelor");
+        assert_eq!(p.return_size, 7);
+        assert_eq!(get_utf8(&p), Some(&b"pavelor"[..]));
+
+        let mut buf = [0xffu8; 8];
+        let mut p = param(OSSL_PARAM_UTF8_STRING, buf.as_mut_ptr().cast(), 8);
+        set_utf8(&mut p, c"pavelor").unwrap();
+        assert_eq!(&buf, b"pavelor\0");
+        let mut small = [0u8; 6];
+        let mut p = param(OSSL_PARAM_UTF8_STRING, small.as_mut_ptr().cast(), 6);
+        assert_eq!(set_utf8(&mut p, c"pavelor"), Err(ParamError::BadType));
+
+        // Reading: data_size without the NUL (OSSL_PARAM_construct_utf8_string
+        // with an explicit length), or with it.
+        let mut name = *b"PAVELOR-512\0";
+        let p = param(OSSL_PARAM_UTF8_STRING, name.as_mut_ptr().cast(), 11);
+        assert_eq!(get_utf8(&p), Some(&b"PAVELOR-512"[..]));
+        let p = param(OSSL_PARAM_UTF8_STRING, name.as_mut_ptr().cast(), 12);
+        assert_eq!(get_utf8(&p), Some(&b"PAVELOR-512"[..]));
+
+        let mut key = [1u8, 2, 3];
+        let p = param(OSSL_PARAM_OCTET_STRING, key.as_mut_ptr().cast(), 3);
+        assert_eq!(get_octets(&p), Some(&[1u8, 2, 3][..]));
+        let p = param(OSSL_PARAM_OCTET_STRING, std::ptr::null_mut(), 3);
+        assert_eq!(get_octets(&p), None);
+    }
+
+    #[test]
+    fn walks_to_the_terminator_and_bounds_the_walk() {
+        let mut v = 0u64;
+        let mut arr = [
+            OsslParam {
+                key: c"size".as_ptr(),
+                ..param(OSSL_PARAM_UNSIGNED_INTEGER, (&raw mut v).cast(), 8)
+            },
+            OsslParam::END,
+        ];
+        let mut seen = Vec::new();
+        // SAFETY: a terminated array of valid parameters.
+        unsafe {
+            answer_each(arr.as_mut_ptr(), |p, key| {
+                seen.push(key.to_owned());
+                set_uint(p, 64)
+            })
+        }
+        .unwrap();
+        assert_eq!(seen, [c"size".to_owned()]);
+        assert_eq!(v, 64);
+        // SAFETY: NULL is allowed.
+        let none = unsafe { answer_each(std::ptr::null_mut(), |_, _| Ok(())) };
+        assert_eq!(none, Ok(()));
+    }
+}
