@@ -113,6 +113,20 @@ if command -v python3 >/dev/null &&
         echo "FAIL hashlib PAVELOR-512: $got, pavelor sum: $want"
         failures=$((failures + 1))
     fi
+    # Python's own HMAC over the hashlib constructor (B = block_size = 192)
+    # equals the provider's PAVELOR-HMAC.
+    got=$(OPENSSL_CONF="$out/pavelor-openssl.cnf" python3 -c '
+import hashlib, hmac
+print(hmac.new(bytes(range(200)), b"abc" * 100, lambda *a: hashlib.new("PAVELOR-512", *a)).hexdigest())')
+    want=$(printf 'abc%.0s' $(seq 100) | OPENSSL_CONF="$out/pavelor-openssl.cnf" openssl mac \
+        -digest PAVELOR-512 -macopt hexkey:"$(python3 -c 'print(bytes(range(200)).hex())')" \
+        PAVELOR-HMAC | tr 'A-F' 'a-f')
+    if [ "$want" = "$got" ]; then
+        echo "ok   Python hmac over hashlib PAVELOR-512 == openssl mac PAVELOR-HMAC"
+    else
+        echo "FAIL Python hmac $got, PAVELOR-HMAC $want"
+        failures=$((failures + 1))
+    fi
     # 96-byte digest: hashlib finishes with EVP_DigestFinal into an
     # EVP_MAX_MD_SIZE buffer; the provider refuses, Python raises ValueError.
     if OPENSSL_CONF="$out/pavelor-openssl.cnf" python3 -c '
