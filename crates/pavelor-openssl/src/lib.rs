@@ -891,24 +891,31 @@ pub unsafe extern "C" fn OSSL_provider_init(
                     }
                     continue;
                 };
-                // SAFETY (all three): the core stores each function under
-                // the id whose signature core_dispatch.h declares, which is
-                // the type transmuted to; fn pointers have one size.
+                // The core stores each function under the id whose signature
+                // core_dispatch.h declares; each arm below converts back to
+                // exactly that signature.
                 match entry.function_id {
                     0 => break,
                     OSSL_FUNC_CORE_NEW_ERROR => {
-                        // SAFETY: see above.
+                        // SAFETY: id 5 is `void core_new_error(const
+                        // OSSL_CORE_HANDLE *)` = `CoreNewErrorFn`; fn
+                        // pointers all have one size and representation.
                         new_error =
                             Some(unsafe { std::mem::transmute::<GenericFn, CoreNewErrorFn>(f) });
                     }
                     OSSL_FUNC_CORE_SET_ERROR_DEBUG => {
-                        // SAFETY: see above.
+                        // SAFETY: id 6 is `void core_set_error_debug(handle,
+                        // const char *, int, const char *)` =
+                        // `CoreSetErrorDebugFn`; same-size fn pointers.
                         set_error_debug = Some(unsafe {
                             std::mem::transmute::<GenericFn, CoreSetErrorDebugFn>(f)
                         });
                     }
                     OSSL_FUNC_CORE_VSET_ERROR => {
-                        // SAFETY: see above.
+                        // SAFETY: id 7 is `void core_vset_error(handle,
+                        // uint32_t, const char *, va_list)` = `CoreVsetErrorFn`
+                        // (va_list passed as a pointer, see its docs);
+                        // same-size fn pointers.
                         vset_error =
                             Some(unsafe { std::mem::transmute::<GenericFn, CoreVsetErrorFn>(f) });
                     }
