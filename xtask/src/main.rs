@@ -6,6 +6,8 @@
 //! `DIR/Pavelor-<bits>/{libCryptHash.so, libCryptHash.a,
 //! CryptHash_AlgorithmInstance.h}`.
 
+mod openssl;
+
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -44,6 +46,11 @@ enum Task {
     /// written; each file is written to a temporary name and renamed, so no
     /// half-written file ever carries a final name.
     Iccs(IccsArgs),
+
+    /// Build the OpenSSL 3 provider module: writes DIR/pavelor.so (load it as
+    /// provider `pavelor`) and DIR/pavelor-openssl.cnf (an OPENSSL_CONF that
+    /// activates it with the default provider).
+    Openssl(openssl::OpensslArgs),
 }
 
 #[derive(Args)]
@@ -77,6 +84,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Task::Iccs(args) => iccs(&args),
+        Task::Openssl(args) => openssl::openssl(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
