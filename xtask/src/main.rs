@@ -16,6 +16,8 @@ use std::process::{Command, ExitCode};
 use clap::{Args, Parser, Subcommand};
 use pavelor_ffi::Algorithm;
 
+mod kat_data;
+
 /// Files copied from a cargo build of `pavelor-ffi` (`<target>/release/`).
 const LIBRARIES: [&str; 2] = ["libCryptHash.so", "libCryptHash.a"];
 /// The generated instance header.
@@ -51,6 +53,8 @@ enum Task {
     /// provider `pavelor`) and DIR/pavelor-openssl.cnf (an OPENSSL_CONF that
     /// activates it with the default provider).
     Openssl(openssl::OpensslArgs),
+    /// Derive the embedded official KAT answers (crates/pavelor-kat/data/) from ../shared/kat.
+    KatData(kat_data::KatDataArgs),
 }
 
 #[derive(Args)]
@@ -85,6 +89,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Task::Iccs(args) => iccs(&args),
         Task::Openssl(args) => openssl::openssl(&args),
+        Task::KatData(args) => kat_data::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -61,9 +61,10 @@ pub fn openssl(args: &OpensslArgs) -> Result<(), String> {
         return Err(format!("cargo build did not produce {}", src.display()));
     }
     let module = out.join(MODULE);
-    write_atomically(&module, |tmp| fs::copy(&src, tmp).map(drop))?;
+    let bytes = fs::read(&src).map_err(|e| format!("cannot read {}: {e}", src.display()))?;
+    write_atomically(&module, &bytes)?;
     let config = config_text(&module)?;
-    write_atomically(&out.join(CONFIG), |tmp| fs::write(tmp, &config))?;
+    write_atomically(&out.join(CONFIG), config.as_bytes())?;
     eprintln!(
         "xtask: wrote {} and {}",
         module.display(),

@@ -1,20 +1,19 @@
 //! `pavelor kat`: verify the ICCS known-answer-test files.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use pavelor::{Algorithm, Backend};
-use pavelor_kat::format;
+use pavelor_kat::official;
 use pavelor_kat::suite::KatKind;
-use pavelor_kat::verify::check_file;
 
 use crate::output::{errln, outln};
 
 #[derive(Subcommand)]
 pub enum KatCommand {
-    /// Check the KAT files of one or all instances (PASS n/n per file).
+    /// Check the implementation against the official KAT answers (built in) or KAT files (--dir); PASS n/n per file.
     Verify(VerifyArgs),
     /// Write the four KAT files per instance from scratch (byte-identical to the official ones).
     Gen(GenArgs),
@@ -37,7 +36,9 @@ pub struct GenArgs {
 
 #[derive(Args)]
 pub struct VerifyArgs {
-    /// Directory holding the KAT_*.txt files [default: ../shared/kat from the repository root].
+    /// Check the KAT_*.txt files in DIR, strictly (record count and order, every
+    /// Msg, Dst and header), against the embedded official answers [default: check
+    /// the implementation against the embedded answers, no files needed].
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
     /// Only this instance: 512, 768 or 1024 [default: all three].
@@ -116,27 +117,23 @@ fn gen_files(args: &GenArgs) -> io::Result<ExitCode> {
     status.map(|()| ExitCode::SUCCESS)
 }
 
-/// The default KAT directory: `../shared/kat` from the current directory if
-/// it exists there (the repository root), else relative to the repository
-/// this binary was built from.
-pub fn default_dir() -> PathBuf {
-    let cwd = PathBuf::from("../shared/kat");
-    if cwd.is_dir() {
-        return cwd;
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/kat")
-}
-
 fn verify(args: &VerifyArgs) -> io::Result<ExitCode> {
     let backend = match checked_backend(&args.backend) {
         Ok(b) => b,
         Err(code) => return Ok(code),
     };
-    let dir = args.dir.clone().unwrap_or_else(default_dir);
     let algs: Vec<Algorithm> = args
         .algorithm
         .map_or_else(|| Algorithm::ALL.to_vec(), |a| vec![a]);
-    outln!("KAT directory: {} (backend {backend})", dir.display())?;
+    match &args.dir {
+        Some(dir) => outln!(
+            "KAT directory: {} (strict check against the embedded official answers; backend {backend})",
+            dir.display()
+        )?,
+        None => outln!(
+            "KAT answers: embedded official answers of the 12 ICCS files (backend {backend}; --dir DIR checks files)"
+        )?,
+    }
     let mut ok = true;
     for alg in algs {
         for kind in KatKind::ALL {
@@ -145,41 +142,15 @@ fn verify(args: &VerifyArgs) -> io::Result<ExitCode> {
                 outln!("{name}: skipped (3 x 1 GiB; use --full)")?;
                 continue;
             }
-            let path = dir.join(&name);
-            let text = match std::fs::read(&path) {
-                Ok(t) => t,
-                Err(e) => {
-                    outln!("{name}: FAIL cannot read {}: {e}", path.display())?;
-                    ok = false;
-                    continue;
+            let mut imp = backend;
+            let report = match &args.dir {
+                Some(dir) => {
+                    official::check_file(&mut imp, alg, kind, &dir.join(&name), &mut |_, _| {})
                 }
+                None => official::check_embedded(&mut imp, alg, kind, &mut |_, _| {}),
             };
-            let records = match format::parse(&text) {
-                Ok(r) => r,
-                Err(e) => {
-                    outln!("{name}: FAIL malformed: {e}")?;
-                    ok = false;
-                    continue;
-                }
-            };
-            let report = check_file(kind, alg, backend, &records, &mut |_, _| {});
-            match report.failure {
-                None if report.total > 0 => {
-                    outln!("{name}: PASS {}/{}", report.passed, report.total)?
-                }
-                None => {
-                    outln!("{name}: FAIL no records")?;
-                    ok = false;
-                }
-                Some(f) => {
-                    outln!(
-                        "{name}: FAIL {}/{}: first failing {f}",
-                        report.passed,
-                        report.total
-                    )?;
-                    ok = false;
-                }
-            }
+            outln!("{report}")?;
+            ok &= report.is_pass();
         }
     }
     Ok(if ok {

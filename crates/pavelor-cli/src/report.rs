@@ -16,7 +16,7 @@ pub struct ReportArgs {
     /// Directory for report.md, records/ and the charts.
     #[arg(long, value_name = "DIR", default_value = "report")]
     out: PathBuf,
-    /// Directory of the official KAT files [default: ../shared/kat from the repository root].
+    /// Check the KAT files in DIR strictly [default: the official answers built into pavelor].
     #[arg(long, value_name = "DIR")]
     kat_dir: Option<PathBuf>,
     /// Quick run: 3 trials of ~0.1 s per figure and no KAT_2_33 (the report states the method used).
@@ -72,7 +72,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     }
     let config = Config {
         out_dir: args.out.clone(),
-        kat_dir: args.kat_dir.clone().unwrap_or_else(crate::kat::default_dir),
+        kat_dir: args.kat_dir.clone(),
         method,
         sizes: if args.sizes.is_empty() {
             SIZES.to_vec()

@@ -3,7 +3,8 @@
 //! `tests/c/driver.c` with the system `cc` against each instance's generated
 //! header and links it once with `libCryptHash.so` and once with
 //! `libCryptHash.a`, then runs each driver on the instance's `KAT_2_12` file
-//! (all 4097 records) and the error cases.
+//! (all 4097 records; the official file regenerated into the work dir and
+//! checked against its embedded SHA-256) and the error cases.
 //!
 //! Fails (does not skip) if `cc` is missing. Everything is built under
 //! `CARGO_TARGET_TMPDIR/iccs-c-test` with its own cargo target directories,
@@ -32,10 +33,26 @@ fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn kat_dir() -> PathBuf {
-    std::env::var_os("PAVELOR_KAT_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| manifest_dir().join("../../../shared/kat"))
+/// Writes the official `KAT_2_12` file of instance `name` into `dir`:
+/// regenerated (DRNG messages, portable-backend digests) and accepted only
+/// if its SHA-256 equals the official file's, embedded in pavelor-kat. No
+/// `../shared/kat` needed.
+fn write_official_kat_2_12(dir: &Path, name: &str) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    let alg: pavelor::Algorithm = name.parse().unwrap();
+    let kind = pavelor_kat::KatKind::Kat2_12;
+    let text =
+        pavelor_kat::generate::file_text(kind, alg, pavelor::Backend::Portable, &mut |_, _| {})
+            .unwrap();
+    assert_eq!(
+        <[u8; 32]>::from(Sha256::digest(text.as_bytes())),
+        pavelor_kat::embedded::Answers::of(alg).file_sha256(kind),
+        "regenerated {} is not the official file",
+        kind.file_name(alg)
+    );
+    let path = dir.join(kind.file_name(alg));
+    std::fs::write(&path, text).unwrap();
+    path
 }
 
 fn run(cmd: &mut Command) -> Output {
@@ -154,7 +171,7 @@ fn c_driver_against_shared_and_static_libraries() {
             .arg(lib_dir.join("libCryptHash.a"))
             .args(STATIC_LINK_LIBS));
 
-        let kat = kat_dir().join(format!("KAT_2_12_{name}.txt"));
+        let kat = write_official_kat_2_12(&work, name);
         for exe in [&shared_exe, &static_exe] {
             // `cargo test` puts its own deps dir (holding the default
             // instance's debug libCryptHash.so) on LD_LIBRARY_PATH, which

@@ -8,14 +8,23 @@
 //! * [`verify`] checks records against the implementation.
 //! * [`generate`] writes the four files from scratch.
 //! * [`output`] writes result files atomically (the workspace's one helper).
+//! * [`embedded`] holds the official answers of all twelve files, compiled
+//!   in (no `../shared/kat` needed at run time).
+//! * [`official`] checks any [`Implementation`] (a Rust backend, a C
+//!   `CryptHash` library, ...) against the embedded answers or, strictly,
+//!   against a KAT file; its [`official::Report`] names the failing record.
 
 pub mod drng;
+pub mod embedded;
 pub mod format;
 pub mod generate;
 pub mod output;
+pub mod implementation;
+pub mod official;
 pub mod suite;
 pub mod verify;
 
 pub use drng::Drng;
 pub use format::{FullRecord, LongRecord, ParseError, Record};
+pub use implementation::Implementation;
 pub use suite::KatKind;
