@@ -69,7 +69,9 @@ impl<'py> Bytes<'py> {
     /// exporter's own error.
     pub(crate) fn get(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
         if obj.is_instance_of::<PyString>() {
-            return Err(PyTypeError::new_err("Strings must be encoded before hashing"));
+            return Err(PyTypeError::new_err(
+                "Strings must be encoded before hashing",
+            ));
         }
         let mut view = Box::new(RawBuffer {
             buf: core::ptr::null_mut(),

@@ -165,6 +165,7 @@ fn wipe(buf: &mut [u8]) {
 #[pymethods]
 impl Hash {
     /// Appends the bytes of `data` (any C-contiguous buffer) to the message.
+    #[pyo3(signature = (data, /))]
     fn update(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
         let bytes = Bytes::get(data)?;
         let mut h = self.lock(py);
@@ -177,6 +178,7 @@ impl Hash {
     /// and ends bit-level input: a later `update_bits` with `nbits > 0`
     /// raises `ValueError`. `ValueError` also if `nbits < 0` or
     /// `nbits > 8 * len(data)`; the hash is unchanged on error.
+    #[pyo3(signature = (data, nbits, /))]
     fn update_bits(
         &self,
         py: Python<'_>,
@@ -343,7 +345,10 @@ fn new(
     let name = name.cast::<PyString>().map_err(|_| {
         PyTypeError::new_err(format!(
             "name must be a str, not {}",
-            name.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+            name.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
         ))
     })?;
     let alg = parse_name(&name.to_cow()?)?;
