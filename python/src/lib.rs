@@ -105,6 +105,9 @@ fn parse_backend(backend: Option<&str>) -> PyResult<Backend> {
 struct Hash {
     inner: Mutex<DynHasher>,
     alg: Algorithm,
+    /// Fixed at creation (kept outside the lock so reading it never waits
+    /// for a running update).
+    backend: Backend,
 }
 
 impl Hash {
@@ -112,6 +115,7 @@ impl Hash {
         let backend = parse_backend(backend)?;
         let h = alg.hasher_with(backend).map_err(to_py_err)?;
         Ok(Hash {
+            backend: h.backend(),
             inner: Mutex::new(h),
             alg,
         })
@@ -212,6 +216,8 @@ impl Hash {
             py.detach(|| hasher.update_bits(slice, nbits))
                 .map_err(to_py_err)
         } else {
+            // A mutable buffer: hash a private copy with the GIL released
+            // (whole, as the bit-level call is one step; `update` streams).
             let mut copy = bytes.as_slice().to_vec();
             let r = {
                 let c = &copy[..];
@@ -239,6 +245,7 @@ impl Hash {
         Hash {
             inner: Mutex::new(h),
             alg: self.alg,
+            backend: self.backend,
         }
     }
 
@@ -263,15 +270,15 @@ impl Hash {
 
     /// The name of the backend this hash runs on (e.g. "aesni").
     #[getter]
-    fn backend(&self, py: Python<'_>) -> &'static str {
-        self.lock(py).backend().name()
+    fn backend(&self) -> &'static str {
+        self.backend.name()
     }
 
-    fn __repr__(&self, py: Python<'_>) -> String {
+    fn __repr__(&self) -> String {
         format!(
             "<{} Hash object, backend {}>",
             py_name(self.alg),
-            self.backend(py)
+            self.backend.name()
         )
     }
 }
