@@ -9,7 +9,8 @@ pavelor512/768/1024 (one-shot constructor + digest(), as a caller would)
 and with hashlib.sha512, hashlib.sha3_512 and hashlib.blake2b, and prints
 MB/s (10^6 bytes per second), the best of three timed rounds of about
 ``--seconds`` each. ``--threads N`` also measures N threads each hashing
-its own 8 MiB message (GIL released). The CPU model and backend are printed
+its own 8 MiB message (GIL released). It also times ``hash_many`` with 16
+messages of each size per call. The CPU model and backend are printed
 so numbers can be quoted with their machine.
 """
 
@@ -60,6 +61,15 @@ def rate(fn: Callable[[bytes], object], data: bytes, seconds: float) -> float:
     return best
 
 
+BATCH = 16
+
+
+def rate_batch(fn: Callable[[list[bytes]], object], batch: list[bytes], seconds: float) -> float:
+    """Best MB/s of ``fn(batch)`` counting all bytes of the batch."""
+    total = sum(map(len, batch))
+    return rate(lambda _: fn(batch), bytes(total), seconds)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="64,1024,16384,1048576")
@@ -87,6 +97,17 @@ def main() -> int:
     for size in sizes:
         data = os.urandom(size)
         row = [rate(fn, data, args.seconds) for _, fn in algos]
+        print(f"{size:>9} " + " ".join(f"{r:>11.1f}" for r in row))
+        sys.stdout.flush()
+
+    print(f"\nhash_many: {BATCH} messages of each size per call (MB/s of message bytes)")
+    print(f"{'size':>9} " + " ".join(f"{n:>11}" for n in ("512", "768", "1024")))
+    for size in sizes:
+        batch = [os.urandom(size) for _ in range(BATCH)]
+        row = []
+        for name in pavelor.algorithms_available:
+            fn = lambda b, name=name: pavelor.hash_many(name, b, backend=backend)
+            row.append(rate_batch(fn, batch, args.seconds))
         print(f"{size:>9} " + " ".join(f"{r:>11.1f}" for r in row))
         sys.stdout.flush()
 
