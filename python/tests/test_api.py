@@ -377,26 +377,37 @@ def test_threads_different_data(kind) -> None:
     assert all(m == want for m in many)
 
 
-def test_threads_share_one_object() -> None:
-    """Calls on one object are serialized: 8 threads each adding the same
-    block 20 times give the digest of the block repeated 160 times."""
-    block = bytes(range(256)) * 24  # 6144 bytes: GIL released per update
+@pytest.mark.parametrize(
+    "block, threads, rounds",
+    [
+        (bytes(range(256)) * 24, 8, 20),  # 6 KiB bytes: hashed in place, GIL released
+        # 600 KB bytearray: copied in 256 KiB chunks, re-taking the GIL between
+        # chunks while holding the hash's lock and other threads wait for it.
+        (bytearray(random.Random(5).randbytes(600_000)), 4, 3),
+    ],
+)
+def test_threads_share_one_object(block, threads: int, rounds: int) -> None:
+    """Calls on one object are serialized: each thread adding the same
+    block `rounds` times gives the digest of the block repeated
+    threads * rounds times, whatever the interleaving; digest(), copy() and
+    the attributes may be called meanwhile (no deadlock)."""
     h = pavelor.pavelor768()
-    barrier = threading.Barrier(8)
+    barrier = threading.Barrier(threads)
 
     def work() -> None:
         barrier.wait()
-        for _ in range(20):
+        for _ in range(rounds):
             h.update(block)
             h.copy()
             h.hexdigest()
+            assert h.backend and h.name == "pavelor-768"
 
-    threads = [threading.Thread(target=work) for _ in range(8)]
-    for t in threads:
+    pool = [threading.Thread(target=work) for _ in range(threads)]
+    for t in pool:
         t.start()
-    for t in threads:
+    for t in pool:
         t.join()
-    assert h.digest() == pavelor.pavelor768(block * 160).digest()
+    assert h.digest() == pavelor.pavelor768(bytes(block) * (threads * rounds)).digest()
 
 
 @pytest.mark.parametrize("kind", [bytes, bytearray])
