@@ -20,6 +20,9 @@
 //!   concurrently therefore changes only which bytes get hashed (the digest
 //!   is then unspecified), never memory safety.
 //! * Errors are Python exceptions; nothing here panics.
+//! * `unsafe` code lives only in [`buffer`] (the buffer-protocol FFI).
+
+#![deny(unsafe_code)]
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -29,7 +32,10 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
 use pyo3::types::{PyBytes, PyInt, PyList, PyString, PyTuple};
+use zeroize::Zeroize;
 
+// Raw CPython buffer API: the one module with `unsafe` (SAFETY comments there).
+#[allow(unsafe_code)]
 mod buffer;
 use buffer::Bytes;
 
@@ -159,11 +165,7 @@ fn absorb(py: Python<'_>, h: &mut DynHasher, data: &Bytes<'_>) {
 
 /// Zeroes a private copy of message bytes before it is freed.
 fn wipe(buf: &mut [u8]) {
-    for b in buf.iter_mut() {
-        // SAFETY: `b` is a valid, exclusive `&mut u8`; volatile so the
-        // zeroing is not removed as a dead store before the free.
-        unsafe { core::ptr::write_volatile(b, 0) };
-    }
+    buf.zeroize();
 }
 
 #[pymethods]
