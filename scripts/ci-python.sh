@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Python package check: build and install ./python (PyO3 + maturin, fetched
-# from PyPI as the build backend) into a fresh virtualenv, then run its
-# pytest suite. Exits non-zero on any failure, including "no tests ran"
+# Python package check: rustfmt and clippy on the extension crate, then
+# build and install ./python (PyO3 + maturin, fetched from PyPI as the build
+# backend) into a fresh virtualenv and run its pytest suite. Exits non-zero on any failure, including "no tests ran"
 # (pytest exit 5).
 #
 #   scripts/ci-python.sh
@@ -27,6 +27,13 @@ cleanup() {
     fi
 }
 trap cleanup EXIT
+
+# The extension crate is outside the root workspace, so the workspace's
+# fmt/clippy gates do not see it: check it here.
+echo "--- rustfmt + clippy (python/)"
+cargo fmt --manifest-path python/Cargo.toml -- --check
+PYO3_PYTHON="$(command -v "$python")" \
+    cargo clippy --locked --manifest-path python/Cargo.toml --all-targets -- -D warnings
 
 echo "--- fresh venv ($("$python" --version 2>&1)) in $venv"
 "$python" -m venv "$venv"
