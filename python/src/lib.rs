@@ -427,14 +427,21 @@ fn hash_many<'py>(
     PyList::new(py, digests)
 }
 
-/// Names of the backends this CPU can run, fastest first (the first is the
-/// default).
+/// Names of the backends this CPU can run: the default (the fastest) first,
+/// then the others, fastest first.
 #[pyfunction]
 fn backends() -> Vec<&'static str> {
-    Backend::ALL
-        .iter()
-        .filter(|b| b.is_available())
-        .map(|b| b.name())
+    // The default first (by construction, not by relying on the order of
+    // `Backend::ALL`), then the other available ones in the crate's order.
+    let best = Backend::best();
+    core::iter::once(best)
+        .chain(
+            Backend::ALL
+                .iter()
+                .copied()
+                .filter(|&b| b != best && b.is_available()),
+        )
+        .map(Backend::name)
         .collect()
 }
 
