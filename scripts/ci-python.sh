@@ -29,11 +29,12 @@ cleanup() {
 trap cleanup EXIT
 
 # The extension crate is outside the root workspace, so the workspace's
-# fmt/clippy gates do not see it: check it here.
+# fmt/clippy gates do not see it: check it here. (No --locked, as for
+# fuzz/: its own Cargo.lock may lag a dependency added to crates/pavelor.)
 echo "--- rustfmt + clippy (python/)"
 cargo fmt --manifest-path python/Cargo.toml -- --check
 PYO3_PYTHON="$(command -v "$python")" \
-    cargo clippy --locked --manifest-path python/Cargo.toml --all-targets -- -D warnings
+    cargo clippy --manifest-path python/Cargo.toml --all-targets -- -D warnings
 
 echo "--- fresh venv ($("$python" --version 2>&1)) in $venv"
 "$python" -m venv "$venv"
