@@ -18,9 +18,9 @@ pub mod drng;
 pub mod embedded;
 pub mod format;
 pub mod generate;
-pub mod output;
 pub mod implementation;
 pub mod official;
+pub mod output;
 pub mod suite;
 pub mod verify;
 

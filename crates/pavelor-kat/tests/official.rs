@@ -14,6 +14,15 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
+/// Writes to the process's stderr directly: libtest captures `eprintln!`
+/// of passing tests, and a skipped check must be seen in `cargo test` output.
+macro_rules! visible {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -207,7 +216,7 @@ fn embedded_data_equals_shared_kat_requires_shared() {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/kat"));
     if !dir.is_dir() {
-        eprintln!(
+        visible!(
             "SKIPPED embedded_data_equals_shared_kat_requires_shared: {} does not exist \
              (the embedded answers were not compared with the official files)",
             dir.display()

@@ -18,6 +18,15 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
+/// Writes to the process's stderr directly: libtest captures `eprintln!`
+/// of passing tests, and a skipped check must be seen in `cargo test` output.
+macro_rules! visible {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -114,7 +123,7 @@ fn required(var: &str) -> bool {
 /// Skips (printing why) or, when `var=1`, fails.
 fn skip_or_fail(var: &str, why: &str) {
     assert!(!required(var), "{why}, but {var}=1");
-    eprintln!("SKIPPED: {why} (set {var}=1 to make this fatal)");
+    visible!("SKIPPED: {why} (set {var}=1 to make this fatal)");
 }
 
 fn run(cmd: &mut Command) -> Output {
