@@ -590,13 +590,13 @@ fn empty_backend_env_is_unset_everywhere() {
     let best = pavelor::Backend::best().name();
     let (code, stdout, stderr) = run_env("", &["kat", "verify", "-a", "512", "--dir", "nowhere"]);
     assert_eq!(code, Some(1), "{stderr}");
-    assert!(stdout.contains(&format!("(backend {best})")), "{stdout}");
+    assert!(stdout.contains(&format!("backend {best})")), "{stdout}");
     assert!(!stderr.contains("PAVELOR_BACKEND"), "{stderr}");
     let (_, stdout, _) = run_env(
         "portable",
         &["kat", "verify", "-a", "512", "--dir", "nowhere"],
     );
-    assert!(stdout.contains("(backend portable)"), "{stdout}");
+    assert!(stdout.contains("backend portable)"), "{stdout}");
 
     let bench = ["bench", "--json", "--sizes", "32", "--seconds", "0.001"];
     let (code, stdout, stderr) = run_env("", &bench);
