@@ -20,10 +20,6 @@ mod lines;
 
 use lines::{LineRead, MAX_LINE, needs_escape, next_line, parse_line, write_escaped};
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fuzz_target!(|data: &[u8]| {
     let [sel, body @ ..] = data else {
         return;
@@ -34,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
     let mut line = Vec::new();
     let mut got: Vec<Option<Vec<u8>>> = Vec::new();
     loop {
-        match next_line(&mut reader, &mut line).expect("a Cursor does not fail") {
+        match next_line(&mut reader, &mut line, b'\n').expect("a Cursor does not fail") {
             LineRead::Eof => break,
             LineRead::Full => got.push(Some(line.clone())),
             LineRead::TooLong => got.push(None),
@@ -66,9 +62,9 @@ fuzz_target!(|data: &[u8]| {
             if tagged {
                 write!(out, "{} (", entry.alg.name()).unwrap();
                 write_escaped(&mut out, &entry.name).unwrap();
-                write!(out, ") = {}", hex(&entry.digest)).unwrap();
+                write!(out, ") = {}", hex::encode(&entry.digest)).unwrap();
             } else {
-                write!(out, "{}  ", hex(&entry.digest)).unwrap();
+                write!(out, "{}  ", hex::encode(&entry.digest)).unwrap();
                 write_escaped(&mut out, &entry.name).unwrap();
             }
             let back = parse_line(&out, entry.alg);

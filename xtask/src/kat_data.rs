@@ -66,7 +66,7 @@ pub fn run(args: &KatDataArgs) -> Result<(), String> {
         );
         return Ok(());
     }
-    crate::write_atomically(&out, |tmp| std::fs::write(tmp, &data))?;
+    crate::write_atomically(&out, &data)?;
     eprintln!(
         "xtask: wrote {} ({} bytes) from {}",
         out.display(),

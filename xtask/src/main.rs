@@ -6,6 +6,8 @@
 //! `DIR/Pavelor-<bits>/{libCryptHash.so, libCryptHash.a,
 //! CryptHash_AlgorithmInstance.h}`.
 
+mod openssl;
+
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -46,6 +48,11 @@ enum Task {
     /// written; each file is written to a temporary name and renamed, so no
     /// half-written file ever carries a final name.
     Iccs(IccsArgs),
+
+    /// Build the OpenSSL 3 provider module: writes DIR/pavelor.so (load it as
+    /// provider `pavelor`) and DIR/pavelor-openssl.cnf (an OPENSSL_CONF that
+    /// activates it with the default provider).
+    Openssl(openssl::OpensslArgs),
     /// Derive the embedded official KAT answers (crates/pavelor-kat/data/) from ../shared/kat.
     KatData(kat_data::KatDataArgs),
 }
@@ -81,6 +88,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Task::Iccs(args) => iccs(&args),
+        Task::Openssl(args) => openssl::openssl(&args),
         Task::KatData(args) => kat_data::run(&args),
     };
     match result {
@@ -136,10 +144,13 @@ fn iccs(args: &IccsArgs) -> Result<(), String> {
             if !src.is_file() {
                 return Err(format!("cargo build did not produce {}", src.display()));
             }
-            write_atomically(&dest.join(lib), |tmp| fs::copy(&src, tmp).map(drop))?;
+            write_atomically(
+                &dest.join(lib),
+                &fs::read(&src).map_err(|e| format!("cannot read {}: {e}", src.display()))?,
+            )?;
         }
         let header = pavelor_ffi::header(alg);
-        write_atomically(&dest.join(HEADER), |tmp| fs::write(tmp, &header))?;
+        write_atomically(&dest.join(HEADER), header.as_bytes())?;
         eprintln!(
             "xtask: wrote {}/{{{}, {HEADER}}}",
             dest.display(),
@@ -187,24 +198,9 @@ fn build_instance(
     Ok(())
 }
 
-/// Creates `path` by letting `fill` write a temporary file in the same
-/// directory, syncing it and renaming it over `path`: `path` is never
-/// half-written. The temporary file is removed on failure.
-fn write_atomically(
-    path: &Path,
-    fill: impl FnOnce(&Path) -> std::io::Result<()>,
-) -> Result<(), String> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = fill(&tmp)
-        .and_then(|()| fs::File::open(&tmp)?.sync_all())
-        .and_then(|()| fs::rename(&tmp, path));
-    result.map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        format!("cannot write {}: {e}", path.display())
-    })
+/// Writes `path` atomically (the workspace's one helper: an exclusive,
+/// unpredictable temporary name, fsync, rename, fsync of the directory).
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    pavelor_kat::output::atomic_write(path, bytes)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

@@ -7,6 +7,8 @@ use clap::Args;
 use pavelor_bench::quick::{self, BenchOp};
 use pavelor_bench::report::SIZES;
 
+use crate::output::{errln, outln};
+
 #[derive(Args)]
 pub struct BenchArgs {
     /// Print the results as JSON instead of tables.
@@ -39,32 +41,34 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         args.sizes.iter().map(|&s| s as usize).collect()
     };
     let mut ops = BenchOp::all();
-    let mut libs_failed = false;
+    let mut done = ExitCode::SUCCESS;
     if !args.libs.is_empty() {
         let worker = pavelor_bench::campaign::WorkerCommand {
             program: match std::env::current_exe() {
                 Ok(p) => p,
                 Err(e) => {
-                    eprintln!("pavelor: bench: cannot find the pavelor executable: {e}");
+                    errln!("bench: cannot find the pavelor executable: {e}");
                     return ExitCode::FAILURE;
                 }
             },
             args: vec!["__trial".into()],
         };
         if let Err(e) = pavelor_bench::library::validate(&args.libs) {
-            eprintln!("pavelor: bench: {e}");
+            errln!("bench: {e}");
             return ExitCode::FAILURE;
         }
         let (lib_ops, gates) =
             quick::lib_ops(&worker, &args.libs, std::time::Duration::from_secs(30));
         for g in &gates {
-            eprintln!(
+            errln!(
                 "library {}: {} ({})",
                 g.spec.name,
                 g.status.label(),
                 g.detail
             );
-            libs_failed |= g.status != pavelor_bench::library::gate::LibStatus::Pass;
+            if g.status != pavelor_bench::library::gate::LibStatus::Pass {
+                done = ExitCode::FAILURE;
+            }
         }
         ops.extend(lib_ops);
     }
@@ -79,28 +83,23 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         },
     );
     bar.finish_and_clear();
-    match result {
+    crate::output::finish(match result {
         Ok(out) => {
             if args.json {
                 match serde_json::to_string_pretty(&out) {
-                    Ok(j) => println!("{j}"),
+                    Ok(j) => outln!("{j}").map(|()| done),
                     Err(e) => {
-                        eprintln!("pavelor: bench: {e}");
-                        return ExitCode::FAILURE;
+                        errln!("bench: {e}");
+                        Ok(ExitCode::FAILURE)
                     }
                 }
             } else {
-                print!("{}", quick::render_text(&out));
-            }
-            if libs_failed {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
+                crate::output::out_text(&quick::render_text(&out)).map(|()| done)
             }
         }
         Err(e) => {
-            eprintln!("pavelor: bench: {e}");
-            ExitCode::FAILURE
+            errln!("bench: {e}");
+            Ok(ExitCode::FAILURE)
         }
-    }
+    })
 }

@@ -1,5 +1,6 @@
 //! `pavelor kat`: verify the ICCS known-answer-test files.
 
+use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -7,6 +8,8 @@ use clap::{Args, Subcommand};
 use pavelor::{Algorithm, Backend};
 use pavelor_kat::official;
 use pavelor_kat::suite::KatKind;
+
+use crate::output::{errln, outln};
 
 #[derive(Subcommand)]
 pub enum KatCommand {
@@ -24,9 +27,8 @@ pub struct GenArgs {
     /// Only this instance: 512, 768 or 1024 [default: all three].
     #[arg(short = 'a', long = "algorithm", value_name = "A", value_parser = crate::parse_algorithm)]
     algorithm: Option<Algorithm>,
-    /// Backend: portable or aesni [default: the fastest this CPU runs].
-    #[arg(long, value_name = "NAME", env = "PAVELOR_BACKEND", value_parser = crate::parse_backend)]
-    backend: Option<Backend>,
+    #[command(flatten)]
+    backend: crate::BackendOpt,
     /// Do not write KAT_2_33 (3 x 1 GiB messages to hash per instance).
     #[arg(long)]
     skip_2_33: bool,
@@ -42,49 +44,52 @@ pub struct VerifyArgs {
     /// Only this instance: 512, 768 or 1024 [default: all three].
     #[arg(short = 'a', long = "algorithm", value_name = "A", value_parser = crate::parse_algorithm)]
     algorithm: Option<Algorithm>,
-    /// Backend: portable or aesni [default: the fastest this CPU runs].
-    #[arg(long, value_name = "NAME", env = "PAVELOR_BACKEND", value_parser = crate::parse_backend)]
-    backend: Option<Backend>,
+    #[command(flatten)]
+    backend: crate::BackendOpt,
     /// Also hash the 3 x 1 GiB messages of KAT_2_33 (slow).
     #[arg(long)]
     full: bool,
 }
 
 pub fn run(cmd: &KatCommand) -> ExitCode {
-    match cmd {
+    crate::output::finish(match cmd {
         KatCommand::Verify(args) => verify(args),
         KatCommand::Gen(args) => gen_files(args),
-    }
+    })
 }
 
-fn checked_backend(requested: Option<Backend>) -> Result<Backend, ExitCode> {
-    match requested {
-        None => Ok(Backend::best()),
-        Some(b) if b.is_available() => Ok(b),
-        Some(b) => {
-            eprintln!("pavelor: backend '{b}' is not supported by this CPU");
-            Err(ExitCode::FAILURE)
-        }
-    }
+fn checked_backend(requested: &crate::BackendOpt) -> Result<Backend, ExitCode> {
+    requested.resolve().map_err(|e| {
+        errln!("{e}");
+        ExitCode::FAILURE
+    })
 }
 
-fn gen_files(args: &GenArgs) -> ExitCode {
-    let backend = match checked_backend(args.backend) {
+fn gen_files(args: &GenArgs) -> io::Result<ExitCode> {
+    let backend = match checked_backend(&args.backend) {
         Ok(b) => b,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
     if let Err(e) = std::fs::create_dir_all(&args.out) {
-        eprintln!("pavelor: {}: {e}", args.out.display());
-        return ExitCode::FAILURE;
+        errln!("{}: {e}", args.out.display());
+        return Ok(ExitCode::FAILURE);
     }
     let algs: Vec<Algorithm> = args
         .algorithm
         .map_or_else(|| Algorithm::ALL.to_vec(), |a| vec![a]);
+    // The files are the product: a failing stdout (`| head -1`, /dev/full)
+    // does not stop the generation; its first error decides the exit.
+    let mut status: io::Result<()> = Ok(());
+    let mut say = |line: std::fmt::Arguments<'_>| {
+        if status.is_ok() {
+            status = crate::output::out_line(line);
+        }
+    };
     for alg in algs {
         for kind in KatKind::ALL {
             let name = kind.file_name(alg);
             if kind == KatKind::Kat2_33 && args.skip_2_33 {
-                println!("{name}: skipped (--skip-2-33)");
+                say(format_args!("{name}: skipped (--skip-2-33)"));
                 continue;
             }
             let bar = crate::output::progress_bar(0, &name);
@@ -101,40 +106,40 @@ fn gen_files(args: &GenArgs) -> ExitCode {
                 Err(e) => Err(e.to_string()),
             };
             match written {
-                Ok(()) => println!("{name}: written to {}", path.display()),
+                Ok(()) => say(format_args!("{name}: written to {}", path.display())),
                 Err(e) => {
-                    eprintln!("pavelor: {}: {e}", path.display());
-                    return ExitCode::FAILURE;
+                    errln!("{}: {e}", path.display());
+                    return Ok(ExitCode::FAILURE);
                 }
             }
         }
     }
-    ExitCode::SUCCESS
+    status.map(|()| ExitCode::SUCCESS)
 }
 
-fn verify(args: &VerifyArgs) -> ExitCode {
-    let backend = match checked_backend(args.backend) {
+fn verify(args: &VerifyArgs) -> io::Result<ExitCode> {
+    let backend = match checked_backend(&args.backend) {
         Ok(b) => b,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
     let algs: Vec<Algorithm> = args
         .algorithm
         .map_or_else(|| Algorithm::ALL.to_vec(), |a| vec![a]);
     match &args.dir {
-        Some(dir) => println!(
+        Some(dir) => outln!(
             "KAT directory: {} (strict check against the embedded official answers; backend {backend})",
             dir.display()
-        ),
-        None => println!(
+        )?,
+        None => outln!(
             "KAT answers: embedded official answers of the 12 ICCS files (backend {backend}; --dir DIR checks files)"
-        ),
+        )?,
     }
     let mut ok = true;
     for alg in algs {
         for kind in KatKind::ALL {
             let name = kind.file_name(alg);
             if kind == KatKind::Kat2_33 && !args.full {
-                println!("{name}: skipped (3 x 1 GiB; use --full)");
+                outln!("{name}: skipped (3 x 1 GiB; use --full)")?;
                 continue;
             }
             let mut imp = backend;
@@ -144,13 +149,13 @@ fn verify(args: &VerifyArgs) -> ExitCode {
                 }
                 None => official::check_embedded(&mut imp, alg, kind, &mut |_, _| {}),
             };
-            println!("{report}");
+            outln!("{report}")?;
             ok &= report.is_pass();
         }
     }
-    if ok {
+    Ok(if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
-    }
+    })
 }

@@ -48,20 +48,62 @@ pub struct HashOpts {
     /// Instance: 512, 768 or 1024 (or Pavelor-512 ...).
     #[arg(short = 'a', long = "algorithm", value_name = "A", default_value = "512", value_parser = parse_algorithm)]
     pub algorithm: Algorithm,
-    /// Backend: portable or aesni (default: the fastest this CPU runs).
-    #[arg(long, value_name = "NAME", env = "PAVELOR_BACKEND", value_parser = parse_backend)]
-    pub backend: Option<Backend>,
+    #[command(flatten)]
+    pub backend: BackendOpt,
 }
 
 impl HashOpts {
     /// The backend to use: the one asked for (checked against the CPU) or the best.
     pub fn backend(&self) -> Result<Backend, String> {
-        match self.backend {
+        self.backend.resolve()
+    }
+}
+
+/// The environment variable that chooses a backend when `--backend` is not
+/// given. Empty means unset, for every subcommand.
+pub const BACKEND_ENV: &str = "PAVELOR_BACKEND";
+
+/// `--backend NAME`, shared by every command that hashes with one backend.
+#[derive(Args, Clone, Debug)]
+pub struct BackendOpt {
+    /// Backend [default: $PAVELOR_BACKEND if set and not empty, else the
+    /// fastest this CPU runs].
+    #[arg(long = "backend", value_name = "NAME", value_parser = backend_parser())]
+    pub requested: Option<Backend>,
+}
+
+impl BackendOpt {
+    /// The backend asked for by `--backend` or [`BACKEND_ENV`], checked
+    /// against the CPU; the fastest available one if neither says.
+    pub fn resolve(&self) -> Result<Backend, String> {
+        match self
+            .requested
+            .map(Ok)
+            .or_else(backend_from_env)
+            .transpose()?
+        {
             None => Ok(Backend::best()),
             Some(b) if b.is_available() => Ok(b),
             Some(b) => Err(format!("backend '{b}' is not supported by this CPU")),
         }
     }
+}
+
+/// The backend named by [`BACKEND_ENV`]: `None` if unset or empty.
+pub fn backend_from_env() -> Option<Result<Backend, String>> {
+    let value = std::env::var_os(BACKEND_ENV).filter(|v| !v.is_empty())?;
+    Some(match value.to_str() {
+        Some(name) => parse_backend(name).map_err(|e| format!("{BACKEND_ENV}: {e}")),
+        None => Err(format!("{BACKEND_ENV}: not a backend name")),
+    })
+}
+
+/// The names of every backend this build knows ([`Backend::ALL`]), as
+/// clap's possible values: the help and the usage errors list them.
+fn backend_parser() -> impl clap::builder::TypedValueParser<Value = Backend> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Backend::ALL.iter().map(|b| b.name()))
+        .try_map(|name: String| parse_backend(&name))
 }
 
 fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
@@ -81,6 +123,24 @@ fn parse_backend(s: &str) -> Result<Backend, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Output that nobody can receive is an error, not a silent success
+    // (see `output::std_fd_was_closed`). These commands always print; `sum`
+    // checks at its end, and only if it printed (as GNU does: `sha512sum
+    // -c --status >&-` succeeds).
+    if matches!(
+        cli.command,
+        Command::Kat(_) | Command::Bench(_) | Command::Report(_)
+    ) && output::std_fd_was_closed(output::StdFd::Out)
+    {
+        output::errln!("write error: {}", output::io_msg(&output::ebadf()));
+        return ExitCode::FAILURE;
+    }
+    // One rule for $PAVELOR_BACKEND in every subcommand: empty is unset,
+    // anything else must name a backend (even where all are measured).
+    if let Some(Err(e)) = backend_from_env() {
+        output::errln!("{e}");
+        return ExitCode::from(2);
+    }
     // Ctrl-C: outputs are written by temp file + rename, so the final names
     // are never partial; remove the hidden temp files of writes in flight.
     // (Without a handler the default action would leave them behind.)

@@ -1,8 +1,141 @@
-//! Writing result files so that a reader never sees half of one.
+//! Terminal output of every subcommand: stdout lines whose write errors are
+//! handled (never a `println!` panic), messages on stderr, the exit status
+//! for a failed stdout, closed standard descriptors, and progress bars.
+
+use std::fmt;
+use std::io::{self, Write};
+use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-pub use pavelor_bench::output::atomic_write;
+pub use pavelor_kat::output::atomic_write;
+
+/// Writes one line (`args` and `\n`) to stdout and flushes it, so that
+/// stdout and stderr stay in order and a write error shows at once.
+pub fn out_line(args: fmt::Arguments<'_>) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_fmt(args)?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
+/// Writes `text` as it is to stdout and flushes it.
+pub fn out_text(text: &str) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+/// `outln!(...)`: [`out_line`] with `format!` arguments; an `io::Result`.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::output::out_line(format_args!($($arg)*))
+    };
+}
+pub(crate) use outln;
+
+/// Writes `pavelor: MSG` on stderr. A failing stderr is ignored: there is
+/// nowhere left to report it.
+pub fn report(msg: fmt::Arguments<'_>) {
+    let _ = writeln!(io::stderr().lock(), "pavelor: {msg}");
+}
+
+/// `errln!(...)`: [`report`] with `format!` arguments.
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        $crate::output::report(format_args!($($arg)*))
+    };
+}
+pub(crate) use errln;
+
+/// An I/O error's message without Rust's " (os error N)" suffix, as the C
+/// tools print it.
+pub fn io_msg(e: &io::Error) -> String {
+    let s = e.to_string();
+    if let Some(code) = e.raw_os_error()
+        && let Some(stripped) = s.strip_suffix(&format!(" (os error {code})"))
+    {
+        return stripped.to_owned();
+    }
+    s
+}
+
+/// The exit status of a subcommand whose stdout writes may have failed:
+/// a reader that went away (`| head -1`) ends the run quietly with status
+/// 1; any other write error (`>/dev/full`) is reported in one line.
+pub fn finish(result: io::Result<ExitCode>) -> ExitCode {
+    match result {
+        Ok(code) => code,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
+        Err(e) => {
+            report(format_args!("write error: {}", io_msg(&e)));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The error of a standard descriptor that was closed when we were started.
+#[cfg(unix)]
+pub fn ebadf() -> io::Error {
+    io::Error::from_raw_os_error(nix::errno::Errno::EBADF as i32)
+}
+
+/// The error of a standard descriptor that was closed when we were started.
+#[cfg(not(unix))]
+pub fn ebadf() -> io::Error {
+    io::Error::other("Bad file descriptor")
+}
+
+/// Whether standard input (fd 0) or output (fd 1) was closed when the
+/// process was started (`<&-`, `>&-`).
+///
+/// Rust's runtime reopens a closed fd 0, 1 or 2 on `/dev/null` *read-write*
+/// before `main`, so that writes to a closed stdout would "succeed" and a
+/// closed stdin would read as empty. No redirection a user writes for one
+/// direction opens `/dev/null` read-write (`</dev/null` is read-only,
+/// `>/dev/null` write-only; only the unusual `<>/dev/null` is read-write),
+/// so `/dev/null` open read-write on fd 0 or 1 means it was closed.
+///
+/// The limit of the heuristic: a parent that hands over `/dev/null` opened
+/// read-write (Python's `subprocess.DEVNULL`, `<>/dev/null`) looks the
+/// same. Hence `sum` only fails on it when it actually printed something
+/// (as GNU's `close_stdout` does), and reads of stdin only when stdin is
+/// read.
+#[cfg(unix)]
+pub fn std_fd_was_closed(fd: StdFd) -> bool {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+
+    let check = |fd: std::os::fd::BorrowedFd<'_>| -> Option<bool> {
+        let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL).ok()?);
+        if flags & OFlag::O_ACCMODE != OFlag::O_RDWR {
+            return Some(false);
+        }
+        let file = std::fs::File::from(fd.try_clone_to_owned().ok()?);
+        let meta = file.metadata().ok()?;
+        let null = std::fs::metadata("/dev/null").ok()?;
+        Some(meta.file_type().is_char_device() && meta.rdev() == null.rdev())
+    };
+    let closed = match fd {
+        StdFd::In => check(io::stdin().as_fd()),
+        StdFd::Out => check(io::stdout().as_fd()),
+    };
+    closed.unwrap_or(false)
+}
+
+/// Elsewhere the runtime does not reopen closed descriptors in this way.
+#[cfg(not(unix))]
+pub fn std_fd_was_closed(_fd: StdFd) -> bool {
+    false
+}
+
+/// Standard input or output.
+#[derive(Clone, Copy)]
+pub enum StdFd {
+    In,
+    Out,
+}
 
 /// A progress bar on stderr (hidden when stderr is not a terminal).
 pub fn progress_bar(total: u64, prefix: &str) -> ProgressBar {

@@ -9,6 +9,9 @@ use pavelor_bench::library::LibSpec;
 use pavelor_bench::ops::Operation;
 use pavelor_bench::report::{self, Config, Progress, SIZES};
 
+use crate::output::{errln, outln};
+use std::io::Write;
+
 #[derive(Args)]
 pub struct ReportArgs {
     /// Directory for report.md, records/ and the charts.
@@ -62,7 +65,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     let exe = match std::env::current_exe() {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("pavelor: cannot find the pavelor executable to start trials: {e}");
+            errln!("cannot find the pavelor executable to start trials: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -80,11 +83,11 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     let allowed = match pavelor_bench::worker::allowed_cpus() {
         Ok(a) if !a.is_empty() => a,
         Ok(_) => {
-            eprintln!("pavelor: report: the affinity mask of this process is empty");
+            errln!("report: the affinity mask of this process is empty");
             return ExitCode::FAILURE;
         }
         Err(e) => {
-            eprintln!("pavelor: report: {e}");
+            errln!("report: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -119,7 +122,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
             if let Some(b) = bar.take() {
                 b.finish_and_clear();
             }
-            eprintln!("pavelor report: {name}");
+            let _ = writeln!(std::io::stderr(), "pavelor report: {name}");
             bar = Some(crate::output::progress_bar(steps, name));
         }
         Progress::Step(what) => {
@@ -133,37 +136,43 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     if let Some(b) = bar.take() {
         b.finish_and_clear();
     }
-    match result {
+    crate::output::finish(match result {
         Ok(c) => {
             let failed = c.kat.iter().filter(|k| k.status == "FAIL").count();
-            println!(
+            outln!(
                 "report written to {}",
                 config.out_dir.join("report.md").display()
-            );
-            println!(
-                "{} figures ({} failed), {} KAT files checked ({failed} failed)",
-                c.measurements.len(),
-                c.failures.len(),
-                c.kat.len()
-            );
-            for g in &c.libs {
-                println!(
-                    "library {}: {} ({})",
-                    g.spec.name,
-                    g.status.label(),
-                    g.detail
-                );
-            }
-            if c.failed() {
-                eprintln!("pavelor: report: FAIL (see the top of report.md)");
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
-            }
+            )
+            .and_then(|()| {
+                outln!(
+                    "{} figures ({} failed), {} KAT files checked ({failed} failed)",
+                    c.measurements.len(),
+                    c.failures.len(),
+                    c.kat.len()
+                )
+            })
+            .and_then(|()| {
+                c.libs.iter().try_for_each(|g| {
+                    outln!(
+                        "library {}: {} ({})",
+                        g.spec.name,
+                        g.status.label(),
+                        g.detail
+                    )
+                })
+            })
+            .map(|()| {
+                if c.failed() {
+                    errln!("report: FAIL (see the top of report.md)");
+                    ExitCode::FAILURE
+                } else {
+                    ExitCode::SUCCESS
+                }
+            })
         }
         Err(e) => {
-            eprintln!("pavelor: report: {e}");
-            ExitCode::FAILURE
+            errln!("report: {e}");
+            Ok(ExitCode::FAILURE)
         }
-    }
+    })
 }

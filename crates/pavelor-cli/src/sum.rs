@@ -11,6 +11,8 @@ use std::process::ExitCode;
 
 use pavelor::{Algorithm, Backend, DynHasher, DynOutput};
 
+use crate::output::{self, io_msg, report};
+
 // The sums-file line format, self-contained (std + `pavelor::Algorithm`) so
 // that the fuzz target in `fuzz/` can include the very same file.
 mod lines;
@@ -29,10 +31,13 @@ const STDIN_NAME: &str = "-";
 With no FILE, or when FILE is -, read standard input.
 
 Output lines are 'HEX  NAME' (or 'Pavelor-NNN (NAME) = HEX' with --tag); a \
-name holding a backslash or a newline is escaped as GNU sha512sum does it. \
-With --check, each FILE is a list of such lines (tag lines choose their own \
-instance; plain lines use --algorithm). Exit status: 0 on success, 1 if an \
-input could not be read or a check failed, 2 on a usage error.")]
+name holding a backslash, a newline or a carriage return is escaped as GNU \
+sha512sum does it (the line starts with '\\'; '\\\\', '\\n', '\\r'), except \
+with --zero. With --check, each FILE is a list of such lines (tag lines \
+choose their own instance; plain lines use --algorithm). Exit status: 0 on \
+success, 1 if an input could not be read or a check failed (or, with \
+--ignore-missing, no file was verified) or standard input/output is closed, \
+2 on a usage error.")]
 pub struct SumArgs {
     #[command(flatten)]
     pub hash: crate::HashOpts,
@@ -48,6 +53,25 @@ pub struct SumArgs {
     /// Read digests from the FILEs and check them.
     #[arg(short = 'c', long)]
     pub check: bool,
+
+    /// Mark the files as read in binary mode ('HEX *NAME'); as on every
+    /// POSIX system, the digest is the same.
+    #[arg(short = 'b', long, overrides_with = "text", conflicts_with = "check")]
+    pub binary: bool,
+
+    /// Read in text mode (the default; same digest as --binary).
+    #[arg(short = 't', long, overrides_with = "binary", conflicts_with = "check")]
+    pub text: bool,
+
+    /// End each output line with NUL, not newline, and do not escape file
+    /// names. With --check: the sums files' lines end with NUL (an
+    /// extension: GNU refuses --zero with --check).
+    #[arg(short = 'z', long)]
+    pub zero: bool,
+
+    /// With --check: don't fail or report status for missing files.
+    #[arg(long, requires = "check")]
+    pub ignore_missing: bool,
 
     /// With --check: don't print OK for each verified file.
     #[arg(long, requires = "check")]
@@ -92,9 +116,13 @@ pub fn run(args: &SumArgs) -> ExitCode {
 
     let stdout = io::stdout();
     let mut ctx = Ctx {
-        out: BufWriter::with_capacity(BUF_LEN, stdout.lock()),
+        out: Tracked {
+            inner: BufWriter::with_capacity(BUF_LEN, stdout.lock()),
+            wrote: false,
+        },
         buf: vec![0; BUF_LEN],
         backend,
+        stdin_closed: output::std_fd_was_closed(output::StdFd::In),
     };
     let result = if let Some(hex) = &args.hex {
         ctx.hex_mode(args, hex)
@@ -103,34 +131,35 @@ pub fn run(args: &SumArgs) -> ExitCode {
     } else {
         ctx.sum_mode(args)
     };
-    match result.and_then(|ok| ctx.out.flush().map(|()| ok)) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        // The reader went away (e.g. `| head -1`): nothing more to say.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
-        Err(e) => {
-            report(format_args!("write error: {}", io_msg(&e)));
-            ExitCode::FAILURE
+    output::finish(result.and_then(|ok| {
+        ctx.out.flush()?;
+        // Output into a stdout that was closed at start is lost: an error.
+        if ctx.out.wrote && output::std_fd_was_closed(output::StdFd::Out) {
+            return Err(output::ebadf());
         }
-    }
+        Ok(if ok {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        })
+    }))
 }
 
-/// Writes `pavelor: MSG` on stderr. A failing stderr is ignored: there is
-/// nowhere left to report it.
-fn report(msg: fmt::Arguments<'_>) {
-    let _ = writeln!(io::stderr().lock(), "pavelor: {msg}");
+/// A writer that remembers whether anything was written to it.
+struct Tracked<W: Write> {
+    inner: W,
+    wrote: bool,
 }
 
-/// An I/O error's message without Rust's " (os error N)" suffix, as the C
-/// tools print it.
-fn io_msg(e: &io::Error) -> String {
-    let s = e.to_string();
-    if let Some(code) = e.raw_os_error()
-        && let Some(stripped) = s.strip_suffix(&format!(" (os error {code})"))
-    {
-        return stripped.to_owned();
+impl<W: Write> Write for Tracked<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.wrote |= !buf.is_empty();
+        self.inner.write(buf)
     }
-    s
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// The bytes of a file name, as printed.
@@ -173,6 +202,9 @@ struct Ctx<W: Write> {
     out: W,
     buf: Vec<u8>,
     backend: Backend,
+    /// Standard input was closed when we were started (`<&-`): reading it
+    /// is an error (EBADF), not the empty message.
+    stdin_closed: bool,
 }
 
 impl<W: Write> Ctx<W> {
@@ -204,6 +236,9 @@ impl<W: Write> Ctx<W> {
     /// Hashes the file `name` (`-`: standard input).
     fn hash_input(&mut self, alg: Algorithm, name: &OsStr) -> io::Result<DynOutput> {
         if name == STDIN_NAME {
+            if self.stdin_closed {
+                return Err(output::ebadf());
+            }
             return self.hash_reader(alg, &mut io::stdin());
         }
         let mut file = File::open(name)?;
@@ -231,39 +266,60 @@ impl<W: Write> Ctx<W> {
                 }
             };
             let bytes = os_bytes(name);
-            if needs_escape(&bytes) {
+            // GNU: with --zero, names are written as they are.
+            let escape = !args.zero && needs_escape(&bytes);
+            if escape {
                 self.out.write_all(b"\\")?;
             }
             if args.tag {
                 write!(self.out, "{} (", alg.name())?;
-                write_escaped(&mut self.out, &bytes)?;
-                writeln!(self.out, ") = {digest:x}")?;
             } else {
-                write!(self.out, "{digest:x}  ")?;
-                write_escaped(&mut self.out, &bytes)?;
-                self.out.write_all(b"\n")?;
+                let mode = if args.binary { '*' } else { ' ' };
+                write!(self.out, "{digest:x} {mode}")?;
             }
+            if escape {
+                write_escaped(&mut self.out, &bytes)?;
+            } else {
+                self.out.write_all(&bytes)?;
+            }
+            if args.tag {
+                write!(self.out, ") = {digest:x}")?;
+            }
+            self.out.write_all(if args.zero { b"\0" } else { b"\n" })?;
         }
         Ok(ok)
     }
 
     /// `pavelor sum --hex HEX [--bits N]`.
     fn hex_mode(&mut self, args: &SumArgs, hex: &str) -> io::Result<bool> {
-        let mut message = vec![0u8; hex.len().div_ceil(2)];
-        let mut ndigits: u64 = 0;
-        for (i, c) in hex.chars().enumerate() {
-            let Some(v) = c.to_digit(16) else {
+        // An odd digit count is a message ending in a half byte: pad it
+        // with a 0 nibble (the bits past --bits are never hashed).
+        let padded;
+        let even = if hex.len() % 2 == 1 {
+            padded = format!("{hex}0");
+            &padded
+        } else {
+            hex
+        };
+        let message = match ::hex::decode(even) {
+            Ok(m) => m,
+            Err(::hex::FromHexError::InvalidHexCharacter { c, index }) => {
+                // `index` is a byte offset (at a char boundary: every byte
+                // before it is an ASCII digit); report the whole character.
+                let c = hex.get(index..).and_then(|r| r.chars().next()).unwrap_or(c);
+                let pos = hex.get(..index).map_or(index, |p| p.chars().count()) + 1;
                 self.error(format_args!(
-                    "--hex: invalid hex digit '{}' at position {}",
-                    c.escape_default(),
-                    i + 1
+                    "--hex: invalid hex digit '{}' at position {pos}",
+                    c.escape_default()
                 ))?;
                 return Ok(false);
-            };
-            let v = v as u8;
-            message[i / 2] |= if i % 2 == 0 { v << 4 } else { v };
-            ndigits += 1;
-        }
+            }
+            Err(e) => {
+                self.error(format_args!("--hex: {e}"))?;
+                return Ok(false);
+            }
+        };
+        let ndigits = hex.len() as u64;
         let available = 4 * ndigits;
         let nbits = args.bits.unwrap_or(available);
         if nbits > available {
@@ -277,7 +333,8 @@ impl<W: Write> Ctx<W> {
             self.error(format_args!("--hex: {e}"))?;
             return Ok(false);
         }
-        writeln!(self.out, "{:x}", h.finalize())?;
+        write!(self.out, "{:x}", h.finalize())?;
+        self.out.write_all(if args.zero { b"\0" } else { b"\n" })?;
         Ok(true)
     }
 
@@ -300,8 +357,12 @@ impl<W: Write> Ctx<W> {
             sums_name.to_string_lossy()
         };
         let opened: io::Result<Box<dyn Read>> = if is_stdin {
-            // Not locked: a line may name `-` and read standard input too.
-            Ok(Box::new(io::stdin()))
+            if self.stdin_closed {
+                Err(output::ebadf())
+            } else {
+                // Not locked: a line may name `-` and read standard input too.
+                Ok(Box::new(io::stdin()))
+            }
         } else {
             File::open(sums_name).and_then(|f| {
                 if f.metadata()?.is_dir() {
@@ -325,10 +386,13 @@ impl<W: Write> Ctx<W> {
         let print = !args.status;
         let (mut good_lines, mut bad_lines, mut unreadable, mut mismatched) =
             (0u64, 0u64, 0u64, 0u64);
+        // Digests that matched: with --ignore-missing, none is a failure.
+        let mut matched = 0u64;
+        let delim = if args.zero { b'\0' } else { b'\n' };
         let mut line = Vec::new();
         let mut lineno: u64 = 0;
         loop {
-            let kind = match next_line(&mut reader, &mut line) {
+            let kind = match next_line(&mut reader, &mut line, delim) {
                 Ok(kind) => kind,
                 Err(e) => {
                     self.error(format_args!("{display}: {}", io_msg(&e)))?;
@@ -340,7 +404,9 @@ impl<W: Write> Ctx<W> {
                 LineRead::Eof => break,
                 LineRead::TooLong => None,
                 LineRead::Full => {
-                    if line.last() == Some(&b'\r') {
+                    // CR LF line ends, as GNU accepts them. A CR that is part
+                    // of a name is written escaped (`\r`), never raw.
+                    if delim == b'\n' && line.last() == Some(&b'\r') {
                         line.pop();
                     }
                     // Empty lines and comments are skipped, as GNU does.
@@ -364,6 +430,7 @@ impl<W: Write> Ctx<W> {
             let result = self.hash_input(entry.alg, &path);
             let verdict: &[u8] = match result {
                 Ok(d) if d[..] == entry.digest[..] => {
+                    matched += 1;
                     if args.quiet || !print {
                         continue;
                     }
@@ -372,6 +439,9 @@ impl<W: Write> Ctx<W> {
                 Ok(_) => {
                     mismatched += 1;
                     b": FAILED\n"
+                }
+                Err(e) if args.ignore_missing && e.kind() == io::ErrorKind::NotFound => {
+                    continue;
                 }
                 Err(e) => {
                     unreadable += 1;
@@ -414,6 +484,13 @@ impl<W: Write> Ctx<W> {
                 self.error(format_args!("WARNING: {what} did NOT match"))?;
             }
         }
+        // As GNU: a failure even when digests mismatched (then both are said).
+        if args.ignore_missing && matched == 0 {
+            if print {
+                self.error(format_args!("{display}: no file was verified"))?;
+            }
+            return Ok(false);
+        }
         Ok(mismatched == 0 && unreadable == 0 && !(args.strict && bad_lines > 0))
     }
 }
@@ -435,10 +512,12 @@ mod tests {
 
     #[test]
     fn escape_roundtrip() {
-        let name = b"a\\b\nc";
+        let name = b"a\\b\nc\r";
         let mut out = Vec::new();
         write_escaped(&mut out, name).ok();
-        assert_eq!(out, b"a\\\\b\\nc");
+        assert_eq!(out, b"a\\\\b\\nc\\r");
+        assert!(needs_escape(b"f\r"));
+        assert!(!needs_escape(b"f\t "));
         assert_eq!(unescape(&out).as_deref(), Some(&name[..]));
         assert_eq!(unescape(b"a\\x"), None);
         assert_eq!(unescape(b"a\\"), None);
@@ -489,13 +568,36 @@ mod tests {
         let mut r = io::Cursor::new(data);
         let mut line = Vec::new();
         assert!(matches!(
-            next_line(&mut r, &mut line),
+            next_line(&mut r, &mut line, b'\n'),
             Ok(LineRead::TooLong)
         ));
-        assert!(matches!(next_line(&mut r, &mut line), Ok(LineRead::Full)));
+        assert!(matches!(
+            next_line(&mut r, &mut line, b'\n'),
+            Ok(LineRead::Full)
+        ));
         assert_eq!(line, b"short");
-        assert!(matches!(next_line(&mut r, &mut line), Ok(LineRead::Full)));
+        assert!(matches!(
+            next_line(&mut r, &mut line, b'\n'),
+            Ok(LineRead::Full)
+        ));
         assert_eq!(line, b"last");
-        assert!(matches!(next_line(&mut r, &mut line), Ok(LineRead::Eof)));
+        assert!(matches!(
+            next_line(&mut r, &mut line, b'\n'),
+            Ok(LineRead::Eof)
+        ));
+
+        // NUL-terminated (--zero): newlines are part of the line.
+        let mut r = io::Cursor::new(b"a\nb\0c\r\0".to_vec());
+        assert!(matches!(
+            next_line(&mut r, &mut line, 0),
+            Ok(LineRead::Full)
+        ));
+        assert_eq!(line, b"a\nb");
+        assert!(matches!(
+            next_line(&mut r, &mut line, 0),
+            Ok(LineRead::Full)
+        ));
+        assert_eq!(line, b"c\r");
+        assert!(matches!(next_line(&mut r, &mut line, 0), Ok(LineRead::Eof)));
     }
 }

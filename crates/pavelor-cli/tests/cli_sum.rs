@@ -61,6 +61,13 @@ fn fixture() -> TempDir {
     dir
 }
 
+/// Writes a line to the real stderr, past libtest's capture of
+/// `eprintln!`: a check that did not run shows in plain `cargo test` output.
+fn notice(msg: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{msg}");
+}
+
 fn hex_of(line: &str) -> &str {
     line.split_whitespace().next().unwrap_or("")
 }
@@ -521,7 +528,7 @@ fn backends_agree() {
             run(pavelor(dir.path()).args(["--backend", "aesni", "--hex", "80", "--bits", "1"]));
         assert_eq!(bits.stdout, format!("{ONE_BIT_512}\n"));
     } else {
-        eprintln!("skipping the aesni comparison: this CPU has no AES-NI");
+        notice("skipping the aesni comparison: this CPU has no AES-NI");
         assert_eq!(aesni.code, Some(1));
         assert_eq!(aesni.stdout, "");
         assert_eq!(
@@ -537,11 +544,104 @@ fn unknown_backend_is_an_error() {
     let r = run_args(dir.path(), &["--backend", "nope", "empty"]);
     assert_eq!(r.code, Some(2));
     assert_eq!(r.stdout, "");
-    assert!(r.stderr.contains("unknown backend 'nope'"), "{}", r.stderr);
+    assert!(r.stderr.contains("invalid value 'nope'"), "{}", r.stderr);
+    // The usage error lists every backend name this build knows.
+    for b in pavelor::Backend::ALL {
+        assert!(r.stderr.contains(b.name()), "{}: {}", b.name(), r.stderr);
+    }
     let r = run(pavelor(dir.path())
         .env("PAVELOR_BACKEND", "nope")
         .arg("empty"));
     assert_eq!(r.code, Some(2));
+    assert_eq!(r.stdout, "");
+    assert!(
+        r.stderr
+            .starts_with("pavelor: PAVELOR_BACKEND: unknown backend 'nope'"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// One rule for `PAVELOR_BACKEND` in every subcommand: empty means unset;
+/// a bad name is a usage error everywhere.
+#[test]
+fn empty_backend_env_is_unset_everywhere() {
+    let dir = fixture();
+    let r = run(pavelor(dir.path()).env("PAVELOR_BACKEND", "").arg("empty"));
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, format!("{EMPTY_512}  empty\n"));
+
+    let bin = assert_cmd::cargo::cargo_bin("pavelor");
+    let run_env = |value: &str, args: &[&str]| {
+        let out = std::process::Command::new(&bin)
+            .current_dir(dir.path())
+            .env("PAVELOR_BACKEND", value)
+            .args(args)
+            .output()
+            .expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // `kat verify` on a directory without files: FAIL lines, but the
+    // backend line shows what was chosen.
+    let best = pavelor::Backend::best().name();
+    let (code, stdout, stderr) = run_env("", &["kat", "verify", "-a", "512", "--dir", "nowhere"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stdout.contains(&format!("backend {best})")), "{stdout}");
+    assert!(!stderr.contains("PAVELOR_BACKEND"), "{stderr}");
+    let (_, stdout, _) = run_env(
+        "portable",
+        &["kat", "verify", "-a", "512", "--dir", "nowhere"],
+    );
+    assert!(stdout.contains("backend portable)"), "{stdout}");
+
+    let bench = ["bench", "--json", "--sizes", "32", "--seconds", "0.001"];
+    let (code, stdout, stderr) = run_env("", &bench);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.trim_start().starts_with('{'), "{stdout}");
+    for args in [
+        &bench[..],
+        &["kat", "verify", "-a", "512"],
+        &["sum", "empty"],
+    ] {
+        let (code, stdout, stderr) = run_env("nope", args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert_eq!(stdout, "", "{args:?}");
+        assert!(
+            stderr.contains("PAVELOR_BACKEND: unknown backend 'nope'"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn backend_help_lists_every_backend() {
+    let dir = fixture();
+    let r = run_args(dir.path(), &["--help"]);
+    assert_eq!(r.code, Some(0));
+    let line = r
+        .stdout
+        .lines()
+        .skip_while(|l| !l.contains("--backend"))
+        .take_while(|l| !l.trim_start().starts_with("--tag"))
+        .collect::<String>();
+    for b in pavelor::Backend::ALL {
+        assert!(line.contains(b.name()), "{}: {line}", b.name());
+    }
+    let kat = run(Command::cargo_bin("pavelor")
+        .expect("binary")
+        .args(["kat", "verify", "--help"]));
+    for b in pavelor::Backend::ALL {
+        assert!(
+            kat.stdout.contains(b.name()),
+            "{}: {}",
+            b.name(),
+            kat.stdout
+        );
+    }
 }
 
 #[cfg(unix)]
@@ -570,4 +670,306 @@ fn broken_pipe_does_not_panic() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+// ---- GNU coreutils compatibility: CR in names, --zero, --ignore-missing,
+// --binary/--text. Expected bytes are written out here; where GNU
+// `sha512sum` is installed, the same scenario is also run through it and
+// the outputs compared (digests and tool names normalised).
+
+/// `sha512sum` or `pavelor sum`.
+#[derive(Clone, Copy, Debug)]
+enum Tool {
+    Gnu,
+    Pavelor,
+}
+
+fn gnu_available() -> bool {
+    std::process::Command::new("sha512sum")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Runs the tool in `dir`; returns (exit code, stdout bytes, stderr).
+fn tool_run(tool: Tool, dir: &Path, args: &[&str]) -> (Option<i32>, Vec<u8>, String) {
+    let mut cmd = match tool {
+        Tool::Gnu => std::process::Command::new("sha512sum"),
+        Tool::Pavelor => {
+            let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("pavelor"));
+            c.env_remove("PAVELOR_BACKEND").arg("sum");
+            c
+        }
+    };
+    let out = cmd
+        .current_dir(dir)
+        .env("LC_ALL", "C")
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run");
+    (
+        out.status.code(),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Replaces every run of exactly 128 hex digits by `<D>`, GNU's tag and
+/// program name by ours.
+fn normalise(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let run = bytes[i..]
+            .iter()
+            .take_while(|b| b.is_ascii_hexdigit())
+            .count();
+        if run == 128 {
+            out.extend_from_slice(b"<D>");
+            i += run;
+        } else if run > 0 {
+            out.extend_from_slice(&bytes[i..i + run]);
+            i += run;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out)
+        .replace("SHA512 (", "Pavelor-512 (")
+        .replace("sha512sum: ", "pavelor: ")
+        .into_bytes()
+}
+
+/// Runs `args` with both tools (when GNU is installed) and checks they
+/// agree after normalisation; returns pavelor's result.
+fn like_gnu(dir: &Path, args: &[&str]) -> (Option<i32>, Vec<u8>, String) {
+    let ours = tool_run(Tool::Pavelor, dir, args);
+    if gnu_available() {
+        let gnu = tool_run(Tool::Gnu, dir, args);
+        assert_eq!(
+            ours.0, gnu.0,
+            "{args:?}: exit code; ours: {}\ngnu: {}",
+            ours.2, gnu.2
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&normalise(&ours.1)),
+            String::from_utf8_lossy(&normalise(&gnu.1)),
+            "{args:?}: stdout"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&normalise(ours.2.as_bytes())),
+            String::from_utf8_lossy(&normalise(gnu.2.as_bytes())),
+            "{args:?}: stderr"
+        );
+    } else {
+        notice(&format!(
+            "NOTE: sha512sum not installed: {args:?} checked against the literal expectations only"
+        ));
+    }
+    ours
+}
+
+/// Writes `TOOL-ARGS`'s stdout to `dir/name`, for each tool (`name.gnu`,
+/// `name.pavelor`): sums files in each tool's own digests.
+fn sums_file(tool: Tool, dir: &Path, name: &str, args: &[&str], extra: &[u8]) {
+    let (code, mut out, err) = tool_run(tool, dir, args);
+    assert_eq!(code, Some(0), "{tool:?} {args:?}: {err}");
+    out.extend_from_slice(extra);
+    fs::write(dir.join(name), out).expect("write sums");
+}
+
+#[cfg(unix)]
+#[test]
+fn carriage_return_in_a_name_is_escaped_and_checked() {
+    let dir = fixture();
+    let p = dir.path();
+    // `f\r` and `f` hold different bytes: checking the wrong one fails.
+    fs::write(p.join("f\r"), b"with CR").expect("write");
+    fs::write(p.join("f"), b"").expect("write");
+    let want_cr = format!("{:x}", pavelor::Algorithm::Pavelor512.digest(b"with CR"));
+
+    let (code, out, _) = like_gnu(p, &["f\r"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(out, format!("\\{want_cr}  f\\r\n").into_bytes());
+    let (_, out, _) = like_gnu(p, &["--tag", "f\r"]);
+    assert_eq!(
+        out,
+        format!("\\Pavelor-512 (f\\r) = {want_cr}\n").into_bytes()
+    );
+
+    // --check reads the escape back and checks `f\r`, not `f`.
+    let r = run(pavelor(p).args(["f\r"]));
+    fs::write(p.join("SUMS"), &r.stdout).expect("write");
+    let r = run_args(p, &["--check", "SUMS"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "\\f\\r: OK\n");
+    let r = run(pavelor(p).args(["--tag", "f\r"]));
+    fs::write(p.join("SUMS"), &r.stdout).expect("write");
+    let r = run_args(p, &["--check", "SUMS"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+
+    // A genuine CR LF line still names `f` (its CR is a line end).
+    fs::write(p.join("SUMS"), format!("{EMPTY_512}  f\r\n")).expect("write");
+    let r = run_args(p, &["--check", "SUMS"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "f: OK\n");
+    // ... and the digest of `f\r` on a CR LF line is a mismatch for `f`.
+    fs::write(p.join("SUMS"), format!("{want_cr}  f\r\n")).expect("write");
+    let r = run_args(p, &["--check", "SUMS"]);
+    assert_eq!(r.code, Some(1));
+    assert_eq!(r.stdout, "f: FAILED\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn zero_terminated_output_and_check() {
+    let dir = fixture();
+    let p = dir.path();
+    fs::write(p.join("a\nb"), b"").expect("write");
+    fs::write(p.join("c\\d"), b"").expect("write");
+    let (code, out, _) = like_gnu(p, &["-z", "a\nb", "c\\d", "empty"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        out,
+        format!("{EMPTY_512}  a\nb\0{EMPTY_512}  c\\d\0{EMPTY_512}  empty\0").into_bytes()
+    );
+    let (_, out, _) = like_gnu(p, &["-z", "--tag", "a\nb"]);
+    assert_eq!(
+        out,
+        format!("Pavelor-512 (a\nb) = {EMPTY_512}\0").into_bytes()
+    );
+    let r = run_args(p, &["-z", "--hex", ""]);
+    assert_eq!(r.stdout, format!("{EMPTY_512}\0"));
+
+    // --check --zero reads NUL-terminated lines, newlines in names and all.
+    // (An extension: GNU refuses --zero with --check, "the --zero option is
+    // not supported when verifying checksums", so there is nothing to
+    // compare with here.)
+    let r = run(pavelor(p).args(["-z", "a\nb", "c\\d", "small"]));
+    fs::write(p.join("SUMS"), &r.stdout).expect("write");
+    let r = run_args(p, &["--check", "--zero", "SUMS"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "\\a\\nb: OK\n\\c\\\\d: OK\nsmall: OK\n");
+    // The same file read as newline-terminated lines is one broken line.
+    let r = run_args(p, &["--check", "SUMS"]);
+    assert_eq!(r.code, Some(1));
+    // A mismatch is still found.
+    fs::write(p.join("small"), b"changed").expect("write");
+    let r = run_args(p, &["--check", "-z", "SUMS"]);
+    assert_eq!(r.code, Some(1));
+    assert_eq!(r.stdout, "\\a\\nb: OK\n\\c\\\\d: OK\nsmall: FAILED\n");
+}
+
+#[test]
+fn ignore_missing() {
+    let top = tempfile::tempdir().expect("tempdir");
+    let tools: &[Tool] = if gnu_available() {
+        &[Tool::Pavelor, Tool::Gnu]
+    } else {
+        notice(
+            "NOTE: sha512sum not installed: --ignore-missing checked against the literal expectations only",
+        );
+        &[Tool::Pavelor]
+    };
+    let cases: &[(&[&str], i32, &str, &str)] = &[
+        (
+            &["-c", "--ignore-missing", "OK_AND_MISSING"],
+            0,
+            "empty: OK\n",
+            "",
+        ),
+        (
+            &["-c", "OK_AND_MISSING"],
+            1,
+            "empty: OK\nnosuch: FAILED open or read\n",
+            "pavelor: nosuch: No such file or directory\npavelor: WARNING: 1 listed file could not be read\n",
+        ),
+        (
+            &["-c", "--ignore-missing", "ONLY_MISSING"],
+            1,
+            "",
+            "pavelor: ONLY_MISSING: no file was verified\n",
+        ),
+        (
+            &["-c", "--ignore-missing", "--status", "ONLY_MISSING"],
+            1,
+            "",
+            "",
+        ),
+        (
+            &["-c", "--ignore-missing", "--quiet", "OK_AND_MISSING"],
+            0,
+            "",
+            "",
+        ),
+        (
+            &["-c", "--ignore-missing", "WRONG_AND_MISSING"],
+            1,
+            "empty: FAILED\n",
+            "pavelor: WARNING: 1 computed checksum did NOT match\npavelor: WRONG_AND_MISSING: no file was verified\n",
+        ),
+        (
+            &["-c", "--ignore-missing", "OK_AND_MISSING", "ONLY_MISSING"],
+            1,
+            "empty: OK\n",
+            "pavelor: ONLY_MISSING: no file was verified\n",
+        ),
+    ];
+    for &tool in tools {
+        // Each tool in its own directory, with sums files of its own digests.
+        let p = top.path().join(format!("{tool:?}"));
+        fs::create_dir(&p).expect("mkdir");
+        fs::write(p.join("empty"), b"").expect("write");
+        let (_, e, _) = tool_run(tool, &p, &["empty"]);
+        let digest = String::from_utf8_lossy(&e[..128]).into_owned();
+        let missing = format!("{digest}  nosuch\n");
+        let wrong = format!("{}  empty\n", "0".repeat(128));
+        sums_file(tool, &p, "OK_AND_MISSING", &["empty"], missing.as_bytes());
+        fs::write(p.join("ONLY_MISSING"), &missing).expect("write");
+        fs::write(p.join("WRONG_AND_MISSING"), format!("{wrong}{missing}")).expect("write");
+        for &(args, code, stdout, stderr) in cases {
+            let (c, out, err) = tool_run(tool, &p, args);
+            let what = format!("{tool:?} {args:?}");
+            assert_eq!(c, Some(code), "{what}: {err}");
+            assert_eq!(String::from_utf8_lossy(&normalise(&out)), stdout, "{what}");
+            assert_eq!(
+                String::from_utf8_lossy(&normalise(err.as_bytes())),
+                stderr,
+                "{what}"
+            );
+        }
+    }
+}
+
+#[test]
+fn binary_and_text_flags() {
+    let dir = fixture();
+    let p = dir.path();
+    let (code, out, _) = like_gnu(p, &["-b", "empty"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(out, format!("{EMPTY_512} *empty\n").into_bytes());
+    let (_, out, _) = like_gnu(p, &["--binary", "--text", "empty"]);
+    assert_eq!(out, format!("{EMPTY_512}  empty\n").into_bytes());
+    let (_, out, _) = like_gnu(p, &["-t", "-b", "empty"]);
+    assert_eq!(out, format!("{EMPTY_512} *empty\n").into_bytes());
+    let (_, out, _) = like_gnu(p, &["-t", "empty"]);
+    assert_eq!(out, format!("{EMPTY_512}  empty\n").into_bytes());
+    let (_, out, _) = like_gnu(p, &["-b", "--tag", "empty"]);
+    assert_eq!(
+        out,
+        format!("Pavelor-512 (empty) = {EMPTY_512}\n").into_bytes()
+    );
+    // `HEX *NAME` lines check like `HEX  NAME` lines.
+    let r = run_args(p, &["-b", "small", "big"]);
+    fs::write(p.join("SUMS"), &r.stdout).expect("write");
+    let r = run_args(p, &["-c", "SUMS"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "small: OK\nbig: OK\n");
+    // Meaningless with --check (GNU: exit 1; ours: a usage error, 2).
+    let r = run_args(p, &["-c", "-b", "SUMS"]);
+    assert_eq!(r.code, Some(2));
+    let r = run_args(p, &["--ignore-missing", "empty"]);
+    assert_eq!(r.code, Some(2));
 }

@@ -106,7 +106,11 @@ fn nonexistent_directory_and_unreadable_inputs() {
         fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
     }
     if is_root() {
-        eprintln!("SKIPPED: chmod 000 case: running as root, which reads the file anyway");
+        // Past libtest's capture: visible in plain `cargo test` output.
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: chmod 000 case: running as root, which reads the file anyway"
+        );
     } else {
         let r = run(p, &["sum", "locked"]);
         assert_refused(&r, "chmod 000", "pavelor: locked: Permission denied");
@@ -172,7 +176,7 @@ fn fifo_is_streamed() {
     let r = run(dir.path(), &["sum", "pipe"]);
     writer.join().unwrap();
     assert_eq!(r.code, Some(0), "{}", r.stderr);
-    let want = hex(&pavelor::Pavelor512::digest(&data));
+    let want = hex::encode(pavelor::Pavelor512::digest(&data));
     assert_eq!(r.stdout, format!("{want}  pipe\n"));
 
     // A FIFO whose writer closes at once is the empty message.
@@ -221,11 +225,7 @@ fn zeros_digest(len: u64) -> String {
         h.update(&buf[..n]);
         left -= n as u64;
     }
-    hex(&h.finalize())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(h.finalize())
 }
 
 fn sparse_file_is_streamed_in_bounded_memory(len: u64) {
@@ -493,4 +493,260 @@ fn kat_gen_interrupted_keeps_earlier_outputs() {
             "{name} differs from the official file"
         );
     }
+}
+
+// ---- Issue 9: output that cannot be written, closed descriptors, planted
+// temp-file symlinks.
+
+/// Runs `pavelor ARGS` with stdout on a pipe whose read end is closed
+/// before the child writes (`| head -c0`): no panic, exit 1, nothing on
+/// stderr (a reader that went away is not an error worth a message).
+/// `ARGS` must print more than a pipe buffer, or print after a delay.
+fn assert_quiet_on_closed_pipe(args: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = pavelor(dir.path(), args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+    assert_eq!(stderr, "", "{args:?}");
+}
+
+/// Runs `pavelor ARGS` with stdout on /dev/full: one-line error, exit 1.
+fn assert_error_on_dev_full(args: &[&str]) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let full = fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = pavelor(dir.path(), args)
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+    assert_eq!(
+        stderr, "pavelor: write error: No space left on device\n",
+        "{args:?}"
+    );
+    Run {
+        code: out.status.code(),
+        stdout: String::new(),
+        stderr,
+    }
+}
+
+#[test]
+fn failing_stdout_sum() {
+    assert_error_on_dev_full(&["sum", "--hex", ""]);
+    assert_error_on_dev_full(&["sum", "-"]);
+    // Much more than a pipe buffer: a read end that a concurrently spawned
+    // process holds for an instant (until its exec closes it) cannot
+    // absorb it all.
+    let mut args = vec!["sum"];
+    args.extend(std::iter::repeat_n("/dev/null", 20_000));
+    assert_quiet_on_closed_pipe(&args);
+}
+
+#[test]
+fn failing_stdout_kat_verify() {
+    // The first line ("KAT directory: ...") already fails: fast.
+    // The embedded answers: no KAT files needed.
+    let args = ["kat", "verify", "-a", "512"];
+    assert_quiet_on_closed_pipe(&args);
+    assert_error_on_dev_full(&args);
+}
+
+#[test]
+fn failing_stdout_bench() {
+    let args = ["bench", "--sizes", "32", "--seconds", "0.001"];
+    assert_quiet_on_closed_pipe(&args);
+    assert_error_on_dev_full(&args);
+    let args = ["bench", "--json", "--sizes", "32", "--seconds", "0.001"];
+    assert_error_on_dev_full(&args);
+}
+
+/// `kat gen` with stdout on /dev/full still writes all its files (they are
+/// what it is for), then reports the write error and exits 1.
+#[test]
+fn failing_stdout_kat_gen_writes_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let outs = out.to_str().unwrap();
+    assert_error_on_dev_full(&["kat", "gen", "-a", "512", "--skip-2-33", "--out", outs]);
+    let mut names: Vec<String> = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "KAT_2_12_Pavelor-512.txt",
+            "KAT_2_23_Pavelor-512.txt",
+            "KAT_Loop_Pavelor-512.txt"
+        ]
+    );
+    for name in &names {
+        assert!(
+            is_official(name, &fs::read(out.join(name)).unwrap()),
+            "{name} differs from the official file"
+        );
+    }
+}
+
+/// `sh -c 'exec pavelor ARGS REDIR'`: the shell closes a descriptor for us
+/// (no `pre_exec`, which would need unsafe code).
+fn run_with_redirect(dir: &Path, args: &str, redirect: &str) -> Run {
+    let out = Command::new("sh")
+        .current_dir(dir)
+        .env_remove("PAVELOR_BACKEND")
+        .arg("-c")
+        .arg(format!("exec \"$0\" {args} {redirect}"))
+        .arg(BIN)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn closed_stdout_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f"), b"").unwrap();
+    for args in [
+        "sum f",
+        "sum --hex ''",
+        "kat verify -a 512 --dir /nonexistent",
+    ] {
+        let r = run_with_redirect(dir.path(), args, ">&-");
+        assert_eq!(r.code, Some(1), "{args}: {}", r.stderr);
+        assert_eq!(
+            r.stderr, "pavelor: write error: Bad file descriptor\n",
+            "{args}"
+        );
+    }
+    // Controls: /dev/null, opened by the shell, is a fine stdout.
+    let r = run_with_redirect(dir.path(), "sum f", ">/dev/null");
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.stderr, "");
+    // As GNU: a run that prints nothing does not need a stdout
+    // (`sha512sum -c --status SUMS >&-` exits 0); a failed check still
+    // says so with its exit status.
+    fs::write(dir.path().join("SUMS"), format!("{EMPTY_512}  f\n")).unwrap();
+    for args in ["sum -c --status SUMS", "sum -c --quiet SUMS"] {
+        let r = run_with_redirect(dir.path(), args, ">&-");
+        assert_eq!(r.code, Some(0), "{args}: {}", r.stderr);
+        assert_eq!(r.stderr, "", "{args}");
+    }
+    fs::write(dir.path().join("f"), b"changed").unwrap();
+    let r = run_with_redirect(dir.path(), "sum -c --status SUMS", ">&-");
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    // --quiet prints the FAILED line: the closed stdout is reported.
+    let r = run_with_redirect(dir.path(), "sum -c --quiet SUMS", ">&-");
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .ends_with("pavelor: write error: Bad file descriptor\n"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn closed_stdin_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("f"), b"").unwrap();
+    let r = run_with_redirect(dir.path(), "sum", "<&-");
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert_eq!(r.stdout, "");
+    assert_eq!(r.stderr, "pavelor: -: Bad file descriptor\n");
+
+    // Files are still hashed; only the `-` fails.
+    let r = run_with_redirect(dir.path(), "sum f - f", "<&-");
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert_eq!(r.stdout, format!("{EMPTY_512}  f\n{EMPTY_512}  f\n"));
+    assert_eq!(r.stderr, "pavelor: -: Bad file descriptor\n");
+
+    let r = run_with_redirect(dir.path(), "sum -c", "<&-");
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert_eq!(r.stdout, "");
+    assert_eq!(r.stderr, "pavelor: standard input: Bad file descriptor\n");
+
+    // Controls: an empty stdin opened by the shell is the empty message.
+    let r = run_with_redirect(dir.path(), "sum", "</dev/null");
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, format!("{EMPTY_512}  -\n"));
+}
+
+/// The PIDs the next processes will likely get (Linux), for planting
+/// symlinks at the old predictable `.NAME.tmp-PID` names.
+fn likely_next_pids(n: u32) -> Vec<u32> {
+    let last: u32 = fs::read_to_string("/proc/sys/kernel/ns_last_pid")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(std::process::id());
+    (last + 1..=last + n).collect()
+}
+
+/// A symlink planted at the old predictable temp name (`.NAME.tmp-PID`)
+/// or at other guesses must never be followed: the victim stays intact.
+#[cfg(unix)]
+#[test]
+fn kat_gen_ignores_planted_temp_symlinks() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    fs::create_dir(&out).unwrap();
+    let victim = dir.path().join("victim");
+    fs::write(&victim, b"precious\n").unwrap();
+    let mut planted = Vec::new();
+    for name in [
+        "KAT_2_12_Pavelor-512.txt",
+        "KAT_2_23_Pavelor-512.txt",
+        "KAT_Loop_Pavelor-512.txt",
+    ] {
+        for pid in likely_next_pids(300) {
+            planted.push(format!(".{name}.tmp-{pid}"));
+        }
+        planted.push(format!(".{name}.tmp"));
+        planted.push(format!("{name}.tmp"));
+    }
+    for p in &planted {
+        symlink(&victim, out.join(p)).unwrap();
+    }
+    let r = run(
+        dir.path(),
+        &[
+            "kat",
+            "gen",
+            "-a",
+            "512",
+            "--skip-2-33",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(fs::read(&victim).unwrap(), b"precious\n");
+    for p in &planted {
+        let meta = fs::symlink_metadata(out.join(p)).unwrap();
+        assert!(meta.file_type().is_symlink(), "{p} was replaced");
+    }
+    let written = fs::read_dir(&out).unwrap().count();
+    assert_eq!(written, planted.len() + 3, "no temp files left behind");
+    let loop_file = fs::read(out.join("KAT_Loop_Pavelor-512.txt")).unwrap();
+    assert!(
+        is_official("KAT_Loop_Pavelor-512.txt", &loop_file),
+        "KAT_Loop differs from the official file"
+    );
 }

@@ -14,6 +14,15 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
+/// Writes to the process's stderr directly: libtest captures `eprintln!`
+/// of passing tests, and a skipped check must be seen in `cargo test` output.
+macro_rules! visible {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 use std::process::{Command, Output};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pavelor-ct");
@@ -27,7 +36,7 @@ fn tool_present(tool: &str) -> bool {
         if std::env::var_os("PAVELOR_REQUIRE_VALGRIND").is_some_and(|v| v == "1") {
             panic!("{tool} is required (PAVELOR_REQUIRE_VALGRIND=1) but cannot be run");
         }
-        eprintln!("SKIPPED: `{tool}` is not installed; this check did not run");
+        visible!("SKIPPED: `{tool}` is not installed; this check did not run");
     }
     ok
 }
@@ -127,7 +136,7 @@ fn every_backend_valgrind_runs_is_clean() {
         .filter(|n| !backends.iter().any(|b| b == n))
         .collect();
     if !native.is_empty() {
-        eprintln!(
+        visible!(
             "NOT RUN UNDER VALGRIND (hidden by valgrind's CPUID): {}; \
              covered by the static kernel check instead",
             native.join(", ")

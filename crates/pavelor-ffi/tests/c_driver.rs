@@ -17,6 +17,15 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
+/// Writes to the process's stderr directly: libtest captures `eprintln!`
+/// of passing tests, and a skipped check must be seen in `cargo test` output.
+macro_rules! visible {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -202,7 +211,7 @@ fn memcheck_driver(exe: &Path, kat: &Path, name: &str) {
             std::env::var_os("PAVELOR_REQUIRE_VALGRIND").is_none_or(|v| v != "1"),
             "valgrind is required (PAVELOR_REQUIRE_VALGRIND=1) but cannot be run"
         );
-        eprintln!(
+        visible!(
             "SKIPPED: valgrind is not installed; {} not run under memcheck",
             exe.display()
         );

@@ -42,11 +42,7 @@ struct Record {
 }
 
 fn unhex(s: &str) -> Vec<u8> {
-    assert!(s.len().is_multiple_of(2), "odd hex length: {s:?}");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
+    hex::decode(s).unwrap_or_else(|e| panic!("bad hex {s:?}: {e}"))
 }
 
 /// Parses a full-message KAT file (`Msg_Len`, `Msg`, `Dst_Len`, `Dst`).

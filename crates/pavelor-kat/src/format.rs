@@ -206,25 +206,12 @@ fn excerpt(s: &str) -> &str {
 
 /// Decodes hex digits (either case); `None` for odd length or a non-hex digit.
 pub fn decode_hex(s: &str) -> Option<Vec<u8>> {
-    fn nibble(c: u8) -> Option<u8> {
-        (c as char).to_digit(16).map(|d| d as u8)
-    }
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    s.as_bytes()
-        .chunks(2)
-        .map(|p| Some(nibble(p[0])? << 4 | nibble(p[1])?))
-        .collect()
+    hex::decode(s).ok()
 }
 
 /// Encodes bytes as upper-case hex, as the KAT files do.
 pub fn encode_hex_upper(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(2 * bytes.len());
-    for b in bytes {
-        let _ = write!(s, "{b:02X}");
-    }
-    s
+    hex::encode_upper(bytes)
 }
 
 /// Parses a whole KAT file.

@@ -7,6 +7,7 @@
 //!   record's message is made.
 //! * [`verify`] checks records against the implementation.
 //! * [`generate`] writes the four files from scratch.
+//! * [`output`] writes result files atomically (the workspace's one helper).
 //! * [`embedded`] holds the official answers of all twelve files, compiled
 //!   in (no `../shared/kat` needed at run time).
 //! * [`official`] checks any [`Implementation`] (a Rust backend, a C
@@ -19,6 +20,7 @@ pub mod format;
 pub mod generate;
 pub mod implementation;
 pub mod official;
+pub mod output;
 pub mod suite;
 pub mod verify;
 

@@ -14,6 +14,16 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
+/// Writes to the process's stderr directly: libtest captures `eprintln!`
+/// of passing tests, and a skipped check must be seen in `cargo test` output.
+macro_rules! visible {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+use std::io::Write;
 use std::path::PathBuf;
 
 use pavelor::{Algorithm, Backend};
@@ -30,7 +40,12 @@ fn backends() -> Vec<Backend> {
         .filter(|b| {
             let ok = b.is_available();
             if !ok {
-                eprintln!("skipped backend {b}: not supported by this CPU");
+                // Straight to stderr, past libtest's capture of `eprintln!`:
+                // a skipped backend shows in plain `cargo test` output.
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "skipped backend {b}: not supported by this CPU"
+                );
             }
             ok
         })
@@ -201,7 +216,7 @@ fn embedded_data_equals_shared_kat_requires_shared() {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/kat"));
     if !dir.is_dir() {
-        eprintln!(
+        visible!(
             "SKIPPED embedded_data_equals_shared_kat_requires_shared: {} does not exist \
              (the embedded answers were not compared with the official files)",
             dir.display()

@@ -35,7 +35,7 @@
 
 use core::fmt;
 
-use crate::backend::{Engine, LaneKernel, Lanes, wipe};
+use crate::backend::{Engine, LaneKernel, Lanes, Rate, wipe};
 use crate::paff::State;
 use crate::params::{MAX_RATE, P512, P768, P1024, Variant};
 use crate::{Algorithm, Backend, Error, Pavelor};
@@ -375,7 +375,7 @@ fn drive<'a, V: Variant, const N: usize, K: LaneKernel<N>>(
                 .unwrap_or(&[]);
             let blocks: [&[u8]; N] =
                 core::array::from_fn(|l| jobs[l].map_or(filler, |j| j.blocks(k, rate, &pads[l])));
-            kernel.absorb_lanes(&mut st, blocks, rate);
+            kernel.absorb_lanes(&mut st, blocks, Rate::of::<V>());
         }
 
         // Advance every busy lane; write digests of finished messages.

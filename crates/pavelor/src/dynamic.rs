@@ -238,18 +238,28 @@ impl fmt::Debug for DynOutput {
     }
 }
 
+impl DynOutput {
+    /// Writes the digest as hex digits (through a stack buffer: no
+    /// allocation), upper-case if `upper`.
+    fn write_hex(&self, f: &mut fmt::Formatter<'_>, upper: bool) -> fmt::Result {
+        let mut buf = [0u8; 2 * MAX_DIGEST];
+        let hex = buf.get_mut(..2 * self.as_bytes().len()).ok_or(fmt::Error)?;
+        hex::encode_to_slice(self.as_bytes(), hex).map_err(|_| fmt::Error)?;
+        if upper {
+            hex.make_ascii_uppercase();
+        }
+        f.write_str(core::str::from_utf8(hex).map_err(|_| fmt::Error)?)
+    }
+}
+
 impl fmt::LowerHex for DynOutput {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.as_bytes()
-            .iter()
-            .try_for_each(|b| write!(f, "{b:02x}"))
+        self.write_hex(f, false)
     }
 }
 
 impl fmt::UpperHex for DynOutput {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.as_bytes()
-            .iter()
-            .try_for_each(|b| write!(f, "{b:02X}"))
+        self.write_hex(f, true)
     }
 }

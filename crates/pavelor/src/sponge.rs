@@ -2,7 +2,7 @@
 //! byte), absorbing and squeezing. One implementation serves all three
 //! instances and all backends.
 
-use crate::backend::{Engine, wipe, xor_into_state};
+use crate::backend::{Engine, Rate, wipe, xor_into_state};
 use crate::paff::State;
 use crate::params::Variant;
 
@@ -31,7 +31,7 @@ impl Sponge {
     /// Absorbs whole blocks; `blocks.len()` is a multiple of `V::RATE`.
     #[inline]
     pub(crate) fn absorb_blocks<V: Variant>(&mut self, blocks: &[u8]) {
-        self.engine.absorb(&mut self.state, blocks, V::RATE);
+        self.engine.absorb(&mut self.state, blocks, Rate::of::<V>());
     }
 
     /// Pads and absorbs the end of the message — `data` (fewer than

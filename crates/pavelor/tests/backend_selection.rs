@@ -9,6 +9,61 @@
 
 use pavelor::{Algorithm, Backend, P512, Pavelor512, batch};
 
+mod common;
+
+/// Whether the CPU supports `b`, by the standard library's feature
+/// detection (an independent source: the crate itself asks `cpufeatures`).
+/// The feature lists are those the backends are compiled for.
+fn std_says_supported(b: Backend) -> bool {
+    match b {
+        Backend::Portable => true,
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        Backend::AesNi => {
+            std::arch::is_x86_feature_detected!("aes")
+                && std::arch::is_x86_feature_detected!("sse2")
+        }
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        Backend::Avx2Vaes => {
+            std_says_supported(Backend::AesNi)
+                && std::arch::is_x86_feature_detected!("avx")
+                && std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("vaes")
+        }
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        Backend::Avx512Vaes => {
+            std_says_supported(Backend::Avx2Vaes)
+                && std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512vl")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+        }
+        #[cfg(target_arch = "aarch64")]
+        Backend::Armv8Aes => std::arch::is_aarch64_feature_detected!("aes"),
+        // Backends of another architecture.
+        _ => false,
+    }
+}
+
+/// CI fails if a backend this CPU supports is not exercised: the list the
+/// per-backend tests iterate over (`common::backends`) must hold exactly
+/// the backends the standard library says this CPU runs. (A detection bug
+/// that dropped, say, avx512-vaes would otherwise only skip its tests.)
+#[test]
+fn tested_backends_follow_std_detection() {
+    let want: Vec<Backend> = Backend::ALL
+        .iter()
+        .copied()
+        .filter(|&b| std_says_supported(b))
+        .collect();
+    assert_eq!(common::backends(), want);
+    for &b in Backend::ALL {
+        assert_eq!(b.is_available(), std_says_supported(b), "{b}");
+    }
+    common::notice(format_args!(
+        "backends exercised on this CPU: {}",
+        want.iter().map(|b| b.name()).collect::<Vec<_>>().join(", ")
+    ));
+}
+
 #[test]
 fn names_round_trip() {
     for &b in Backend::ALL {

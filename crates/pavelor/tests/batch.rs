@@ -162,7 +162,9 @@ fn unavailable_backend_is_an_error() {
             assert!(r.is_ok());
             assert!(batch::lanes(backend).unwrap() >= 1);
         } else {
-            eprintln!("{backend} not supported by this CPU: checking the error");
+            common::notice(format_args!(
+                "{backend} not supported by this CPU: checking the error"
+            ));
             assert_eq!(
                 r,
                 Err(BatchError::Backend(Error::BackendUnavailable(backend)))

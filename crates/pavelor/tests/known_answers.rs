@@ -23,7 +23,7 @@ const EMPTY: [(Algorithm, &str); 3] = [
 ];
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(bytes)
 }
 
 #[test]
@@ -32,7 +32,12 @@ fn empty_message_every_instance_every_backend() {
         for (alg, want) in EMPTY {
             let h = alg.hasher_with(backend).unwrap();
             assert_eq!(h.backend(), backend);
-            assert_eq!(hex(&h.finalize()), want, "{alg} on {backend}");
+            let out = h.finalize();
+            assert_eq!(hex(&out), want, "{alg} on {backend}");
+            // DynOutput's own formatting: {:x}, {:X} and {:?}.
+            assert_eq!(format!("{out:x}"), want);
+            assert_eq!(format!("{out:X}"), want.to_uppercase());
+            assert_eq!(format!("{out:?}"), want);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The line format of `pavelor sum --check` files: parsing one line, GNU
 //! name escaping, and a line reader with bounded memory.
 //!
-//! Self-contained on purpose (only `std` and `pavelor::Algorithm`): the fuzz
+//! Self-contained on purpose (only `std`, `hex` and `pavelor::Algorithm`): the fuzz
 //! target `fuzz/fuzz_targets/sums_line.rs` includes this very file with
 //! `#[path]`, so what is fuzzed is what the binary runs.
 
@@ -13,17 +13,33 @@ use pavelor::Algorithm;
 /// skipped (and count as improperly formatted) without being kept in memory.
 pub(crate) const MAX_LINE: usize = 1 << 20;
 
-/// Whether a name must be written escaped (GNU style).
-pub(crate) fn needs_escape(name: &[u8]) -> bool {
-    name.iter().any(|&b| b == b'\\' || b == b'\n')
+/// The escape of a byte that GNU coreutils 9.x escapes in file names, or
+/// `None`. A raw CR would be taken for the CR of a CR LF line end by
+/// `--check`, so it is escaped like a newline.
+fn escape_of(b: u8) -> Option<&'static [u8]> {
+    match b {
+        b'\\' => Some(b"\\\\"),
+        b'\n' => Some(b"\\n"),
+        b'\r' => Some(b"\\r"),
+        _ => None,
+    }
 }
 
-/// Writes `name` with `\` as `\\` and newline as `\n`.
+/// Whether a name must be written escaped (GNU style).
+pub(crate) fn needs_escape(name: &[u8]) -> bool {
+    name.iter().any(|&b| escape_of(b).is_some())
+}
+
+/// Writes `name` with `\` as `\\`, newline as `\n` and CR as `\r`.
 pub(crate) fn write_escaped(w: &mut impl Write, name: &[u8]) -> io::Result<()> {
     let mut rest = name;
-    while let Some(pos) = rest.iter().position(|&b| b == b'\\' || b == b'\n') {
+    while let Some((pos, escape)) = rest
+        .iter()
+        .enumerate()
+        .find_map(|(i, &b)| Some((i, escape_of(b)?)))
+    {
         w.write_all(&rest[..pos])?;
-        w.write_all(if rest[pos] == b'\\' { b"\\\\" } else { b"\\n" })?;
+        w.write_all(escape)?;
         rest = &rest[pos + 1..];
     }
     w.write_all(rest)
@@ -39,6 +55,7 @@ pub(crate) fn unescape(name: &[u8]) -> Option<Vec<u8>> {
             match it.next()? {
                 b'\\' => out.push(b'\\'),
                 b'n' => out.push(b'\n'),
+                b'r' => out.push(b'\r'),
                 _ => return None,
             }
         } else {
@@ -46,20 +63,6 @@ pub(crate) fn unescape(name: &[u8]) -> Option<Vec<u8>> {
         }
     }
     Some(out)
-}
-
-fn nibble(c: u8) -> Option<u8> {
-    (c as char).to_digit(16).map(|v| v as u8)
-}
-
-/// Decodes an even number of hex digits (either case).
-fn decode_hex(hex: &[u8]) -> Option<Vec<u8>> {
-    if !hex.len().is_multiple_of(2) {
-        return None;
-    }
-    hex.chunks_exact(2)
-        .map(|p| Some((nibble(p[0])? << 4) | nibble(p[1])?))
-        .collect()
 }
 
 /// One properly formatted line of a sums file.
@@ -89,7 +92,7 @@ pub(crate) fn parse_line(line: &[u8], default: Algorithm) -> Option<Entry> {
         Some(tagged) => parse_tagged(tagged)?,
         None => parse_plain(s, default)?,
     };
-    let digest = decode_hex(hex)?;
+    let digest = hex::decode(hex).ok()?;
     let name = if escaped {
         unescape(name)?
     } else {
@@ -133,15 +136,19 @@ fn parse_plain(s: &[u8], alg: Algorithm) -> Option<(Algorithm, &[u8], &[u8])> {
 pub(crate) enum LineRead {
     /// End of input.
     Eof,
-    /// A line (in the buffer, without `\n`).
+    /// A line (in the buffer, without its terminator).
     Full,
     /// A line longer than [`MAX_LINE`]: skipped, the buffer is empty.
     TooLong,
 }
 
-/// Reads the next line into `line` (without its `\n`), keeping at most
-/// [`MAX_LINE`] bytes in memory.
-pub(crate) fn next_line(r: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<LineRead> {
+/// Reads the next line into `line` (without its terminator `delim`: `\n`,
+/// or NUL for `--zero`), keeping at most [`MAX_LINE`] bytes in memory.
+pub(crate) fn next_line(
+    r: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    delim: u8,
+) -> io::Result<LineRead> {
     line.clear();
     let mut any = false;
     let mut too_long = false;
@@ -155,7 +162,7 @@ pub(crate) fn next_line(r: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<
             break;
         }
         any = true;
-        let (chunk, used, done) = match buf.iter().position(|&b| b == b'\n') {
+        let (chunk, used, done) = match buf.iter().position(|&b| b == delim) {
             Some(pos) => (&buf[..pos], pos + 1, true),
             None => (buf, buf.len(), false),
         };

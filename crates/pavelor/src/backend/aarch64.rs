@@ -57,7 +57,7 @@
 
 use core::arch::aarch64::{uint8x16_t, vaeseq_u8, vaesmcq_u8, veorq_u8, vld1q_u8, vst1q_u8};
 
-use super::by_rate;
+use super::{Rate, by_rate};
 use crate::paff::{RC, SUBBLOCKS, State};
 
 cpufeatures::new!(hwcap_aes, "aes");
@@ -184,7 +184,7 @@ pub(crate) fn permute(_token: Token, state: &mut State) {
 
 /// Absorbs whole `rate`-byte blocks (see `Engine::absorb`).
 #[inline]
-pub(crate) fn absorb(_token: Token, state: &mut State, blocks: &[u8], rate: usize) {
+pub(crate) fn absorb(_token: Token, state: &mut State, blocks: &[u8], rate: Rate) {
     // SAFETY: as in `permute`, the token proves the target feature; the
     // const parameter is the rate in subblocks, matching `rate`.
     unsafe { by_rate!(rate, absorb_impl(state, blocks)) }

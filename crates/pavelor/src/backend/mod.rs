@@ -210,11 +210,11 @@ impl Engine {
     /// bytes of the state, then apply Paff. `blocks.len()` is a multiple of
     /// `rate`, and `rate` is one of the three instance rates.
     #[inline]
-    pub(crate) fn absorb(self, state: &mut State, blocks: &[u8], rate: usize) {
-        debug_assert_eq!(blocks.len() % rate, 0);
+    pub(crate) fn absorb(self, state: &mut State, blocks: &[u8], rate: Rate) {
+        debug_assert_eq!(blocks.len() % rate.bytes(), 0);
         match self.0 {
             Inner::Portable => {
-                for block in blocks.chunks_exact(rate) {
+                for block in blocks.chunks_exact(rate.bytes()) {
                     xor_into_state(state, block);
                     portable::permute(state);
                 }
@@ -258,15 +258,15 @@ pub(crate) trait LaneKernel<const N: usize>: Copy {
     /// For `n = min_l blocks[l].len() / rate` blocks: XOR block `b` of
     /// `blocks[l]` into the rate of lane `l`, then apply Paff to every lane.
     /// `rate` is one of the three instance rates.
-    fn absorb_lanes(self, st: &mut Lanes<N>, blocks: [&[u8]; N], rate: usize);
+    fn absorb_lanes(self, st: &mut Lanes<N>, blocks: [&[u8]; N], rate: Rate);
 }
 
 /// One lane at a time: the single-message kernel of the engine.
 impl LaneKernel<1> for Engine {
     #[inline]
-    fn absorb_lanes(self, st: &mut Lanes<1>, blocks: [&[u8]; 1], rate: usize) {
+    fn absorb_lanes(self, st: &mut Lanes<1>, blocks: [&[u8]; 1], rate: Rate) {
         let mut state: State = core::array::from_fn(|j| st[j][0]);
-        let whole = blocks[0].len() / rate * rate;
+        let whole = blocks[0].len() / rate.bytes() * rate.bytes();
         self.absorb(&mut state, &blocks[0][..whole], rate);
         for (dst, src) in st.iter_mut().zip(&state) {
             dst[0] = *src;
@@ -281,7 +281,7 @@ pub(crate) struct X4(#[cfg(any(target_arch = "x86", target_arch = "x86_64"))] Av
 
 impl LaneKernel<4> for X4 {
     #[inline]
-    fn absorb_lanes(self, st: &mut Lanes<4>, blocks: [&[u8]; 4], rate: usize) {
+    fn absorb_lanes(self, st: &mut Lanes<4>, blocks: [&[u8]; 4], rate: Rate) {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         x86_vaes::absorb_x4(self.0, st, blocks, rate);
         #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
@@ -303,7 +303,7 @@ enum X2Inner {
 
 impl LaneKernel<2> for X2 {
     #[inline]
-    fn absorb_lanes(self, st: &mut Lanes<2>, blocks: [&[u8]; 2], rate: usize) {
+    fn absorb_lanes(self, st: &mut Lanes<2>, blocks: [&[u8]; 2], rate: Rate) {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         match self.0 {
             X2Inner::Avx2(t) => x86_vaes::absorb_x2_avx2(t, st, blocks, rate),
@@ -318,25 +318,59 @@ impl LaneKernel<2> for X2 {
     }
 }
 
+/// The rate of one of the three instances. An enum rather than a byte
+/// count so that [`by_rate!`] matches exhaustively: no fourth "impossible"
+/// rate can reach a kernel (and be silently not absorbed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rate {
+    /// Pavelor-512: 192 bytes (12 subblocks).
+    R192,
+    /// Pavelor-768: 128 bytes (8 subblocks).
+    R128,
+    /// Pavelor-1024: 64 bytes (4 subblocks).
+    R64,
+}
+
+impl Rate {
+    /// The rate of instance `V`. A rate other than the three is rejected
+    /// when the crate is compiled (the `const` block is evaluated per `V`).
+    #[inline]
+    pub(crate) const fn of<V: crate::params::Variant>() -> Self {
+        const {
+            match V::RATE {
+                192 => Rate::R192,
+                128 => Rate::R128,
+                64 => Rate::R64,
+                #[allow(clippy::panic)] // compile-time only: a const evaluation error
+                _ => panic!("a Pavelor rate is 192, 128 or 64 bytes"),
+            }
+        }
+    }
+
+    /// The rate in bytes.
+    #[inline]
+    pub(crate) const fn bytes(self) -> usize {
+        match self {
+            Rate::R192 => 192,
+            Rate::R128 => 128,
+            Rate::R64 => 64,
+        }
+    }
+}
+
 /// Calls the kernel `$f` monomorphized for the rate in subblocks
-/// (`rate / 16`: 12, 8 or 4), so that the rate loop is unrolled and the state
-/// stays in registers: `by_rate!(rate, f(args...))`.
+/// (12, 8 or 4), so that the rate loop is unrolled and the state stays in
+/// registers: `by_rate!(rate, f(args...))` with `rate: Rate`.
 macro_rules! by_rate {
     ($rate:expr, $f:ident($($arg:expr),* $(,)?)) => {
         match $rate {
-            192 => $f::<12>($($arg),*),
-            128 => $f::<8>($($arg),*),
-            64 => $f::<4>($($arg),*),
-            _ => $crate::backend::unreachable_rate(),
+            $crate::backend::Rate::R192 => $f::<12>($($arg),*),
+            $crate::backend::Rate::R128 => $f::<8>($($arg),*),
+            $crate::backend::Rate::R64 => $f::<4>($($arg),*),
         }
     };
 }
 pub(crate) use by_rate;
-
-#[cold]
-pub(crate) fn unreachable_rate() {
-    debug_assert!(false, "rate is always one of the three instance rates");
-}
 
 /// XORs `block` into the first `block.len()` bytes of the state.
 #[inline]

@@ -33,8 +33,8 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::by_rate;
 use super::x86_vaes::{Avx2VaesToken, Avx512VaesToken};
+use super::{Rate, by_rate};
 use crate::paff::{RC, SUBBLOCKS, State};
 
 cpufeatures::new!(cpuid_aes, "aes", "sse2");
@@ -174,7 +174,7 @@ macro_rules! level {
 
         /// Absorbs whole `rate`-byte blocks (see `Engine::absorb`).
         #[inline]
-        pub(crate) fn $absorb(_token: $token, state: &mut State, blocks: &[u8], rate: usize) {
+        pub(crate) fn $absorb(_token: $token, state: &mut State, blocks: &[u8], rate: Rate) {
             // SAFETY: as above, the token proves the target features exist.
             // The const parameter is the rate in subblocks, matching `rate`.
             unsafe { by_rate!(rate, $aimpl(state, blocks)) }

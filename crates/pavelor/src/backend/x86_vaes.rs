@@ -37,8 +37,8 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::Lanes;
-use super::by_rate;
 use super::x86_aesni::{AesVec, paff};
+use super::{Rate, by_rate};
 use crate::paff::{RC, SUBBLOCKS};
 
 cpufeatures::new!(cpuid_avx2_vaes, "aes", "sse2", "avx", "avx2", "vaes");
@@ -127,8 +127,12 @@ impl AesVec for __m512i {
 
 /// Number of whole `rate`-byte blocks every lane can supply.
 #[inline(always)]
-fn common_blocks<const N: usize>(blocks: &[&[u8]; N], rate: usize) -> usize {
-    blocks.iter().map(|b| b.len() / rate).min().unwrap_or(0)
+fn common_blocks<const N: usize>(blocks: &[&[u8]; N], rate: Rate) -> usize {
+    blocks
+        .iter()
+        .map(|b| b.len() / rate.bytes())
+        .min()
+        .unwrap_or(0)
 }
 
 /// 4-lane `zmm` kernel: for `nblocks` rounds, XOR block `b` of lane `l`'s
@@ -139,7 +143,7 @@ pub(crate) fn absorb_x4(
     _token: Avx512VaesToken,
     st: &mut Lanes<4>,
     blocks: [&[u8]; 4],
-    rate: usize,
+    rate: Rate,
 ) {
     let n = common_blocks(&blocks, rate);
     // SAFETY: the token proves AVX-512F/VL/BW and VAES, the features the
@@ -154,7 +158,7 @@ pub(crate) fn absorb_x2_avx512(
     _token: Avx512VaesToken,
     st: &mut Lanes<2>,
     blocks: [&[u8]; 2],
-    rate: usize,
+    rate: Rate,
 ) {
     let n = common_blocks(&blocks, rate);
     // SAFETY: as in `absorb_x4`: the token proves the features, the blocks
@@ -168,7 +172,7 @@ pub(crate) fn absorb_x2_avx2(
     _token: Avx2VaesToken,
     st: &mut Lanes<2>,
     blocks: [&[u8]; 2],
-    rate: usize,
+    rate: Rate,
 ) {
     let n = common_blocks(&blocks, rate);
     // SAFETY: as in `absorb_x4`: the token proves AVX2 and VAES, the blocks

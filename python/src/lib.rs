@@ -1,0 +1,473 @@
+//! `pavelor._pavelor`: the native part of the Python package `pavelor`, a
+//! `hashlib`-style interface to the Pavelor hash family.
+//!
+//! Design (see also `python/README.md`):
+//!
+//! * One Python type, `pavelor.Hash`, made by the constructors
+//!   `pavelor512()`, `pavelor768()`, `pavelor1024()` and `new(name)`.
+//! * Thread safety: the type is `frozen` and keeps its hasher in a `Mutex`,
+//!   so one object may be used from several threads; calls on it are
+//!   serialized (like `hashlib`'s internal lock). The lock is taken with the
+//!   GIL released (`lock_py_attached`), so a thread waiting for it never
+//!   blocks a thread that holds it and needs the GIL back.
+//! * The GIL is released while hashing inputs of at least
+//!   [`GIL_RELEASE_MIN`] bytes. Bytes that may change while the GIL is
+//!   released are never read without it: `bytes` objects (immutable) are
+//!   hashed in place; any other buffer (`bytearray`, `memoryview`, NumPy
+//!   array, `array.array`, `mmap`, …) is copied, a chunk of at most
+//!   [`CHUNK`] bytes at a time, while the GIL is held, and the copy is
+//!   hashed with the GIL released. A thread that mutates such a buffer
+//!   concurrently therefore changes only which bytes get hashed (the digest
+//!   is then unspecified), never memory safety.
+//! * Errors are Python exceptions; nothing here panics.
+//! * `unsafe` code lives only in [`buffer`] (the buffer-protocol FFI).
+
+#![deny(unsafe_code)]
+
+use std::sync::{Mutex, MutexGuard};
+
+use pavelor::{Algorithm, Backend, DynHasher, Error};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::MutexExt;
+use pyo3::types::{PyBytes, PyInt, PyList, PyString, PyTuple};
+use zeroize::Zeroize;
+
+// Raw CPython buffer API: the one module with `unsafe` (SAFETY comments there).
+#[allow(unsafe_code)]
+mod buffer;
+use buffer::Bytes;
+
+/// Inputs of at least this many bytes are hashed with the GIL released
+/// (the threshold `hashlib` uses).
+const GIL_RELEASE_MIN: usize = 2048;
+
+/// Bytes of a mutable buffer copied per GIL hold (fits in L2 cache).
+const CHUNK: usize = 256 * 1024;
+
+create_exception!(
+    pavelor,
+    BackendUnavailableError,
+    PyRuntimeError,
+    "The requested backend exists but this CPU (or build) cannot run it."
+);
+
+/// Maps a crate error to the Python exception the API documents.
+fn to_py_err(e: Error) -> PyErr {
+    match e {
+        Error::BackendUnavailable(_) => BackendUnavailableError::new_err(e.to_string()),
+        _ => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// The Python name of an instance: `pavelor-512`, `pavelor-768`,
+/// `pavelor-1024` (lowercase, like `hashlib`'s names).
+fn py_name(alg: Algorithm) -> &'static str {
+    match alg {
+        Algorithm::Pavelor512 => "pavelor-512",
+        Algorithm::Pavelor768 => "pavelor-768",
+        Algorithm::Pavelor1024 => "pavelor-1024",
+    }
+}
+
+/// Parses `pavelor-512`, `Pavelor512`, `PAVELOR_512`, … (case-insensitive,
+/// `-` and `_` ignored).
+fn parse_name(name: &str) -> PyResult<Algorithm> {
+    let norm: String = name
+        .chars()
+        .filter(|c| *c != '-' && *c != '_')
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    Algorithm::ALL
+        .into_iter()
+        .find(|a| norm == format!("pavelor{}", a.output_bits()))
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "unsupported hash type {name:?} (expected one of: pavelor-512, pavelor-768, pavelor-1024)"
+            ))
+        })
+}
+
+/// Parses an optional backend name: `None` means the fastest available.
+fn parse_backend(backend: Option<&str>) -> PyResult<Backend> {
+    let Some(name) = backend else {
+        return Ok(Backend::best());
+    };
+    let b = Backend::from_name(&name.to_ascii_lowercase()).map_err(to_py_err)?;
+    if b.is_available() {
+        Ok(b)
+    } else {
+        Err(to_py_err(Error::BackendUnavailable(b)))
+    }
+}
+
+/// A running Pavelor hash, `hashlib`-style.
+///
+/// Made by `pavelor.pavelor512()`, `pavelor768()`, `pavelor1024()` or
+/// `pavelor.new(name)`. Safe to share between threads: calls on one object
+/// are serialized by an internal lock.
+#[pyclass(frozen, module = "pavelor", name = "Hash")]
+struct Hash {
+    inner: Mutex<DynHasher>,
+    alg: Algorithm,
+    /// Fixed at creation (kept outside the lock so reading it never waits
+    /// for a running update).
+    backend: Backend,
+}
+
+impl Hash {
+    fn make(alg: Algorithm, backend: Option<&str>) -> PyResult<Self> {
+        let backend = parse_backend(backend)?;
+        let h = alg.hasher_with(backend).map_err(to_py_err)?;
+        Ok(Hash {
+            backend: h.backend(),
+            inner: Mutex::new(h),
+            alg,
+        })
+    }
+
+    fn lock(&self, py: Python<'_>) -> MutexGuard<'_, DynHasher> {
+        // The lock is never held across a panic (nothing here panics), so
+        // it cannot be poisoned; if it were, the state is still a valid
+        // hasher and is used as is.
+        self.inner
+            .lock_py_attached(py)
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn finish(&self, py: Python<'_>) -> pavelor::DynOutput {
+        let h = self.lock(py).clone();
+        h.finalize()
+    }
+}
+
+/// Feeds the bytes of `data` to `h`, releasing the GIL for large inputs
+/// (copying mutable buffers chunk by chunk while the GIL is held).
+fn absorb(py: Python<'_>, h: &mut DynHasher, data: &Bytes<'_>) {
+    let n = data.len();
+    if n < GIL_RELEASE_MIN {
+        h.update(data.as_slice());
+    } else if data.is_immutable() {
+        let slice = data.as_slice();
+        py.detach(|| h.update(slice));
+    } else {
+        let mut copy = vec![0u8; n.min(CHUNK)];
+        for chunk in data.as_slice().chunks(CHUNK) {
+            let part = &mut copy[..chunk.len()];
+            part.copy_from_slice(chunk);
+            let part = &*part;
+            py.detach(|| h.update(part));
+        }
+        wipe(&mut copy);
+    }
+}
+
+/// Zeroes a private copy of message bytes before it is freed.
+fn wipe(buf: &mut [u8]) {
+    buf.zeroize();
+}
+
+#[pymethods]
+impl Hash {
+    /// Appends the bytes of `data` (any C-contiguous buffer) to the message.
+    #[pyo3(signature = (data, /))]
+    fn update(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        let bytes = Bytes::get(data)?;
+        let mut h = self.lock(py);
+        absorb(py, &mut h, &bytes);
+        Ok(())
+    }
+
+    /// Appends the first `nbits` bits of `data` (most significant bit of
+    /// each byte first). If `nbits % 8 != 0` the last byte used is partial
+    /// and ends bit-level input: a later `update_bits` with `nbits > 0`
+    /// raises `ValueError`. `ValueError` also if `nbits < 0` or
+    /// `nbits > 8 * len(data)`; the hash is unchanged on error.
+    #[pyo3(signature = (data, nbits, /))]
+    fn update_bits(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        nbits: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let bytes = Bytes::get(data)?;
+        let nbits: u64 = match nbits.extract::<u64>() {
+            Ok(n) => n,
+            Err(_) if nbits.is_instance_of::<PyInt>() => {
+                return Err(PyValueError::new_err(format!(
+                    "nbits must be between 0 and 8 * len(data) = {}, got {nbits}",
+                    8 * bytes.len() as u128
+                )));
+            }
+            Err(_) => {
+                return Err(PyTypeError::new_err(format!(
+                    "nbits must be an int, not {}",
+                    nbits.get_type().name()?
+                )));
+            }
+        };
+        let mut h = self.lock(py);
+        let n = bytes.len();
+        if n < GIL_RELEASE_MIN {
+            return h.update_bits(bytes.as_slice(), nbits).map_err(to_py_err);
+        }
+        let hasher: &mut DynHasher = &mut h;
+        if bytes.is_immutable() {
+            let slice = bytes.as_slice();
+            py.detach(|| hasher.update_bits(slice, nbits))
+                .map_err(to_py_err)
+        } else {
+            // A mutable buffer: hash a private copy with the GIL released
+            // (whole, as the bit-level call is one step; `update` streams).
+            let mut copy = bytes.as_slice().to_vec();
+            let r = {
+                let c = &copy[..];
+                py.detach(|| hasher.update_bits(c, nbits))
+            };
+            wipe(&mut copy);
+            r.map_err(to_py_err)
+        }
+    }
+
+    /// The digest of the message so far, as bytes. The hash can be updated
+    /// further afterwards.
+    fn digest<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.finish(py))
+    }
+
+    /// Like `digest()`, as a string of lowercase hexadecimal digits.
+    fn hexdigest(&self, py: Python<'_>) -> String {
+        format!("{:x}", self.finish(py))
+    }
+
+    /// An independent copy of this hash (same message so far, same backend).
+    fn copy(&self, py: Python<'_>) -> Hash {
+        let h = self.lock(py).clone();
+        Hash {
+            inner: Mutex::new(h),
+            alg: self.alg,
+            backend: self.backend,
+        }
+    }
+
+    /// The instance name: "pavelor-512", "pavelor-768" or "pavelor-1024".
+    #[getter]
+    fn name(&self) -> &'static str {
+        py_name(self.alg)
+    }
+
+    /// Digest length in bytes (64, 96 or 128).
+    #[getter]
+    fn digest_size(&self) -> usize {
+        self.alg.output_len()
+    }
+
+    /// Block size in bytes: the sponge rate (192, 128 or 64), as `hmac`
+    /// uses it.
+    #[getter]
+    fn block_size(&self) -> usize {
+        self.alg.rate_len()
+    }
+
+    /// The name of the backend this hash runs on (e.g. "aesni").
+    #[getter]
+    fn backend(&self) -> &'static str {
+        self.backend.name()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<{} Hash object, backend {}>",
+            py_name(self.alg),
+            self.backend.name()
+        )
+    }
+}
+
+/// Makes a hash of `alg`, fed with `data` if given.
+fn construct(
+    py: Python<'_>,
+    alg: Algorithm,
+    data: Option<&Bound<'_, PyAny>>,
+    backend: Option<&str>,
+) -> PyResult<Hash> {
+    // Export the data first so a wrong type is reported before a backend
+    // problem, as `hashlib` reports the type first.
+    let bytes = data.map(Bytes::get).transpose()?;
+    let h = Hash::make(alg, backend)?;
+    if let Some(bytes) = bytes {
+        let mut inner = h.lock(py);
+        absorb(py, &mut inner, &bytes);
+    }
+    Ok(h)
+}
+
+/// A new Pavelor-512 hash (64-byte digest, 192-byte block), optionally fed
+/// with `data`. `backend` names the implementation (see `backends()`);
+/// default: the fastest this CPU runs.
+#[pyfunction]
+#[pyo3(signature = (data=None, *, backend=None))]
+fn pavelor512(
+    py: Python<'_>,
+    data: Option<&Bound<'_, PyAny>>,
+    backend: Option<&str>,
+) -> PyResult<Hash> {
+    construct(py, Algorithm::Pavelor512, data, backend)
+}
+
+/// A new Pavelor-768 hash (96-byte digest, 128-byte block), optionally fed
+/// with `data`. See `pavelor512`.
+#[pyfunction]
+#[pyo3(signature = (data=None, *, backend=None))]
+fn pavelor768(
+    py: Python<'_>,
+    data: Option<&Bound<'_, PyAny>>,
+    backend: Option<&str>,
+) -> PyResult<Hash> {
+    construct(py, Algorithm::Pavelor768, data, backend)
+}
+
+/// A new Pavelor-1024 hash (128-byte digest, 64-byte block), optionally fed
+/// with `data`. See `pavelor512`.
+#[pyfunction]
+#[pyo3(signature = (data=None, *, backend=None))]
+fn pavelor1024(
+    py: Python<'_>,
+    data: Option<&Bound<'_, PyAny>>,
+    backend: Option<&str>,
+) -> PyResult<Hash> {
+    construct(py, Algorithm::Pavelor1024, data, backend)
+}
+
+/// A new hash of the instance `name`: "pavelor-512", "pavelor-768" or
+/// "pavelor-1024" (case-insensitive; "Pavelor512", "PAVELOR_512" work too).
+/// `ValueError` for any other name.
+#[pyfunction]
+#[pyo3(signature = (name, data=None, *, backend=None))]
+fn new(
+    py: Python<'_>,
+    name: &Bound<'_, PyAny>,
+    data: Option<&Bound<'_, PyAny>>,
+    backend: Option<&str>,
+) -> PyResult<Hash> {
+    let name = name.cast::<PyString>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "name must be a str, not {}",
+            name.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ))
+    })?;
+    let alg = parse_name(&name.to_cow()?)?;
+    construct(py, alg, data, backend)
+}
+
+/// The digests of many independent byte messages (an iterable of buffers),
+/// as a list of bytes in the same order. Uses the batch kernels, which hash
+/// several messages at once on CPUs with wide AES instructions; the result
+/// equals hashing each message on its own.
+#[pyfunction]
+#[pyo3(signature = (name, messages, *, backend=None))]
+fn hash_many<'py>(
+    py: Python<'py>,
+    name: &str,
+    messages: &Bound<'py, PyAny>,
+    backend: Option<&str>,
+) -> PyResult<Bound<'py, PyList>> {
+    let alg = parse_name(name)?;
+    let backend = parse_backend(backend)?;
+
+    // Immutable inputs are hashed in place; mutable ones are copied (with
+    // the GIL held) so the GIL can be released for the whole batch.
+    enum Msg<'py> {
+        Shared(Bytes<'py>),
+        Owned(Vec<u8>),
+    }
+    let mut msgs: Vec<Msg<'py>> = Vec::new();
+    for item in messages.try_iter()? {
+        let bytes = Bytes::get(&item?)?;
+        msgs.push(if bytes.is_immutable() {
+            Msg::Shared(bytes)
+        } else {
+            Msg::Owned(bytes.as_slice().to_vec())
+        });
+    }
+    let slices: Vec<&[u8]> = msgs
+        .iter()
+        .map(|m| match m {
+            Msg::Shared(b) => b.as_slice(),
+            Msg::Owned(v) => v.as_slice(),
+        })
+        .collect();
+    let total: usize = slices.iter().map(|s| s.len()).sum();
+    let out_len = alg.output_len();
+    let mut out = vec![0u8; slices.len() * out_len];
+    let run = |out: &mut [u8]| pavelor::batch::hash_many_dyn_with(alg, backend, &slices, out);
+    let result = if total >= GIL_RELEASE_MIN {
+        py.detach(|| run(&mut out))
+    } else {
+        run(&mut out)
+    };
+    drop(slices);
+    for m in &mut msgs {
+        if let Msg::Owned(v) = m {
+            wipe(v);
+        }
+    }
+    result.map_err(|e| match e {
+        pavelor::BatchError::Backend(e) => to_py_err(e),
+        other => PyRuntimeError::new_err(other.to_string()),
+    })?;
+    let digests: Vec<Bound<'py, PyBytes>> = out
+        .chunks_exact(out_len)
+        .map(|d| PyBytes::new(py, d))
+        .collect();
+    PyList::new(py, digests)
+}
+
+/// Names of the backends this CPU can run: the default (the fastest) first,
+/// then the others, fastest first.
+#[pyfunction]
+fn backends() -> Vec<&'static str> {
+    // The default first (by construction, not by relying on the order of
+    // `Backend::ALL`), then the other available ones in the crate's order.
+    let best = Backend::best();
+    core::iter::once(best)
+        .chain(
+            Backend::ALL
+                .iter()
+                .copied()
+                .filter(|&b| b != best && b.is_available()),
+        )
+        .map(Backend::name)
+        .collect()
+}
+
+/// Names of every backend this build knows, available here or not.
+#[pyfunction]
+fn all_backends() -> Vec<&'static str> {
+    Backend::ALL.iter().map(|b| b.name()).collect()
+}
+
+/// Native part of the `pavelor` package; import `pavelor` instead.
+#[pymodule]
+fn _pavelor(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<Hash>()?;
+    m.add_function(wrap_pyfunction!(pavelor512, m)?)?;
+    m.add_function(wrap_pyfunction!(pavelor768, m)?)?;
+    m.add_function(wrap_pyfunction!(pavelor1024, m)?)?;
+    m.add_function(wrap_pyfunction!(new, m)?)?;
+    m.add_function(wrap_pyfunction!(hash_many, m)?)?;
+    m.add_function(wrap_pyfunction!(backends, m)?)?;
+    m.add_function(wrap_pyfunction!(all_backends, m)?)?;
+    m.add(
+        "BackendUnavailableError",
+        py.get_type::<BackendUnavailableError>(),
+    )?;
+    let names: Vec<&str> = Algorithm::ALL.into_iter().map(py_name).collect();
+    m.add("algorithms_available", PyTuple::new(py, names)?)?;
+    Ok(())
+}
