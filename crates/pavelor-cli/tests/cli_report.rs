@@ -563,3 +563,92 @@ fn kat_failure_still_writes_the_report_and_fails() {
             .is_file()
     );
 }
+
+/// A library that passes the gate (it forwards to ours) but crashes on
+/// 64 KiB messages and never returns on 16 KiB ones, which only the timing
+/// uses: those figures are recorded as failed (crash, hang), the others
+/// are measured, the campaign finishes, the exit status is non-zero.
+#[test]
+fn a_library_failing_during_timing_loses_only_those_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = our_crypthash();
+    let shim = format!(
+        r#"
+#include <dlfcn.h>
+typedef int (*ch_t)(int, const unsigned char *, unsigned long long, unsigned char *);
+static ch_t real;
+int CryptHash(int b, const unsigned char *m, unsigned long long n, unsigned char *d) {{
+    if (!real) {{
+        void *h = dlopen("{}", RTLD_NOW | RTLD_LOCAL);
+        if (!h) return 99;
+        real = (ch_t)dlsym(h, "CryptHash");
+        if (!real) return 98;
+    }}
+    if (n == 8ULL * 65536) {{ volatile unsigned char *p = (unsigned char *)0; return *p; }}
+    if (n == 8ULL * 16384) {{ for (;;) {{ __asm__ volatile(""); }} }}
+    return real(b, m, n, d);
+}}
+"#,
+        good.display()
+    );
+    let flaky = cc_shared(dir.path(), "flaky", &shim);
+    let out = dir.path().join("report");
+    let result = pavelor()
+        .args([
+            "report",
+            "--quick",
+            "--trials",
+            "1",
+            "--sizes",
+            "32,16384,65536",
+            "--no-compare",
+            "--timeout",
+            "2",
+            "--out",
+        ])
+        .arg(&out)
+        .arg("--lib")
+        .arg(format!("flaky={}", flaky.display()))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(1), "{stderr}");
+    let gate = json(&out.join("records/library-flaky.json"));
+    assert_eq!(gate["status"], "PASS", "{gate}");
+    let failures = json(&out.join("records/failures.json"));
+    let failures = failures.as_array().unwrap();
+    assert_eq!(failures.len(), 2, "{failures:?}");
+    let at = |size: u64| {
+        failures
+            .iter()
+            .find(|f| f["size"] == size)
+            .unwrap_or_else(|| panic!("no failure at {size}"))["error"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(at(65536).contains("crashed (SIGSEGV)"), "{}", at(65536));
+    assert!(at(16384).contains("hung"), "{}", at(16384));
+    assert!(
+        out.join("records/lib-flaky.pavelor-512.S1-32.json")
+            .is_file()
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("2 figure(s) could not be measured"), "{md}");
+    let side = md.lines().find(|l| l.starts_with("| C flaky |")).unwrap();
+    assert_eq!(side.matches("**failed**").count(), 2, "{side}");
+    // Every Rust figure was still measured.
+    let backends = pavelor::Backend::ALL
+        .iter()
+        .filter(|b| b.is_available())
+        .count();
+    let records = std::fs::read_dir(out.join("records"))
+        .unwrap()
+        .filter(|e| {
+            let n = e.as_ref().unwrap().file_name();
+            let n = n.to_string_lossy();
+            n.starts_with("pavelor-") && n.ends_with(".json")
+        })
+        .count();
+    assert_eq!(records, 3 * backends * 3);
+}
