@@ -105,10 +105,19 @@ impl<'py> Bytes<'py> {
             }
             return Err(err);
         }
+        // Only an exact `bytes` object that exported its own storage is
+        // known never to change. Not a subclass: since Python 3.12 a
+        // subclass of `bytes` may define `__buffer__` and export any other
+        // object's memory (a `bytearray`'s, say), which another thread could
+        // write while the GIL is released. `bytes` itself cannot be given a
+        // `__buffer__` (built-in types are immutable), and its
+        // `bf_getbuffer` sets `view.obj` to the object; checking `view.obj`
+        // as well keeps the in-place path tied to that exporter.
+        let immutable =
+            obj.is_exact_instance_of::<PyBytes>() && core::ptr::eq(view.obj, obj.as_ptr());
         let bytes = Bytes {
             view,
-            // `bytes` (and its subclasses) can never change after creation.
-            immutable: obj.is_instance_of::<PyBytes>(),
+            immutable,
             _py: PhantomData,
         };
         if bytes.view.len < 0 || (bytes.view.buf.is_null() && bytes.view.len != 0) {
@@ -118,8 +127,11 @@ impl<'py> Bytes<'py> {
         Ok(bytes)
     }
 
-    /// Whether no code can change the bytes while they are exported (true
-    /// only for `bytes` objects).
+    /// Whether no code can change the bytes while they are exported: true
+    /// only for an exact `bytes` object (not a subclass, which may export
+    /// another object's mutable memory through `__buffer__`) whose export
+    /// is its own storage. Only such bytes may be read with the GIL
+    /// released; everything else is copied first.
     pub(crate) fn is_immutable(&self) -> bool {
         self.immutable
     }

@@ -12,9 +12,11 @@
 //!   blocks a thread that holds it and needs the GIL back.
 //! * The GIL is released while hashing inputs of at least
 //!   [`GIL_RELEASE_MIN`] bytes. Bytes that may change while the GIL is
-//!   released are never read without it: `bytes` objects (immutable) are
-//!   hashed in place; any other buffer (`bytearray`, `memoryview`, NumPy
-//!   array, `array.array`, `mmap`, …) is copied, a chunk of at most
+//!   released are never read without it: exact `bytes` objects (immutable)
+//!   are hashed in place; any other buffer (`bytearray`, `memoryview`,
+//!   NumPy array, `array.array`, `mmap`, and any subclass of `bytes`,
+//!   which from Python 3.12 on may export another object's memory through
+//!   `__buffer__`) is copied, a chunk of at most
 //!   [`CHUNK`] bytes at a time, while the GIL is held, and the copy is
 //!   hashed with the GIL released. A thread that mutates such a buffer
 //!   concurrently therefore changes only which bytes get hashed (the digest
@@ -379,8 +381,9 @@ fn hash_many<'py>(
     let alg = parse_name(name)?;
     let backend = parse_backend(backend)?;
 
-    // Immutable inputs are hashed in place; mutable ones are copied (with
-    // the GIL held) so the GIL can be released for the whole batch.
+    // Immutable inputs (exact `bytes`) are hashed in place; all others are
+    // copied (with the GIL held) so the GIL can be released for the whole
+    // batch.
     enum Msg<'py> {
         Shared(Bytes<'py>),
         Owned(Vec<u8>),
@@ -427,6 +430,15 @@ fn hash_many<'py>(
     PyList::new(py, digests)
 }
 
+/// Internal, for the tests: whether the bytes of `data` would be read in
+/// place with the GIL released (an exact `bytes` object), rather than
+/// copied while the GIL is held first.
+#[pyfunction]
+#[pyo3(signature = (data, /))]
+fn _reads_in_place(data: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(Bytes::get(data)?.is_immutable())
+}
+
 /// Names of the backends this CPU can run: the default (the fastest) first,
 /// then the others, fastest first.
 #[pyfunction]
@@ -463,6 +475,7 @@ fn _pavelor(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hash_many, m)?)?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(all_backends, m)?)?;
+    m.add_function(wrap_pyfunction!(_reads_in_place, m)?)?;
     m.add(
         "BackendUnavailableError",
         py.get_type::<BackendUnavailableError>(),

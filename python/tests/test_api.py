@@ -362,6 +362,111 @@ def test_bytearray_cannot_resize_while_hashing() -> None:
     assert len(h.digest()) == 64
 
 
+def test_only_exact_bytes_read_in_place() -> None:
+    """Only an exact ``bytes`` object is read in place with the GIL released;
+    every other buffer, a ``bytes`` subclass included, is copied first."""
+    reads_in_place = pavelor._pavelor._reads_in_place
+
+    class Sub(bytes):
+        pass
+
+    raw = bytes(range(256)) * 16
+    assert reads_in_place(raw)
+    assert reads_in_place(b"")
+    assert not reads_in_place(Sub(raw))
+    assert not reads_in_place(bytearray(raw))
+    assert not reads_in_place(memoryview(raw))
+    assert not reads_in_place(array.array("B", raw))
+    assert not reads_in_place(np.frombuffer(raw, dtype=np.uint8))
+    with pytest.raises(TypeError):
+        reads_in_place("str")
+    # A plain subclass still hashes as its bytes.
+    assert pavelor.pavelor512(Sub(raw)).digest() == pavelor.pavelor512(raw).digest()
+
+
+@pytest.mark.skipif(
+    sys.version_info < (3, 12),
+    reason="a Python class can define __buffer__ (PEP 688) only from Python 3.12 on",
+)
+def test_bytes_subclass_exporting_a_bytearray() -> None:
+    """A ``bytes`` subclass whose ``__buffer__`` exports a bytearray's memory
+    is hashed as what it exports (as ``hashlib`` does: it reads the buffer),
+    and that memory is copied while the GIL is held, never read in place
+    while another thread writes it.
+
+    A writer thread flips the bytearray between two contents (each flip is
+    one memcpy under the GIL) while messages of 200 kB (2048 <= n < 256 KiB:
+    the GIL is released, and a copy is one piece) are hashed through every
+    entry point, on the slow portable backend (milliseconds per message, so
+    flips land during the hashing). Each digest must be that of one content
+    or the other; a read in place with the GIL released would mix both."""
+    rng = random.Random(23)
+    n = 200_000
+    contents = [rng.randbytes(n), rng.randbytes(n)]
+    ba = bytearray(contents[0])
+
+    class Exporter(bytes):
+        def __buffer__(self, flags: int) -> memoryview:
+            return memoryview(ba)
+
+    b = Exporter(b"the subclass's own bytes are not what it exports")
+    assert not pavelor._pavelor._reads_in_place(b)
+
+    # Semantics, without a writer: the exported bytes, as hashlib hashes.
+    assert bytes(memoryview(b)) == contents[0]
+    assert hashlib.sha512(b).digest() == hashlib.sha512(contents[0]).digest()
+    want = pavelor.pavelor512(contents[0]).digest()
+    assert pavelor.pavelor512(b).digest() == want
+    assert pavelor.new("pavelor-512", b).digest() == want
+    h = pavelor.pavelor512()
+    h.update(b)
+    assert h.digest() == want
+    h = pavelor.pavelor512()
+    h.update_bits(b, 8 * n)
+    assert h.digest() == want
+    assert pavelor.hash_many("pavelor-512", [b, b"", b]) == [
+        want,
+        pavelor.pavelor512(b"").digest(),
+        want,
+    ]
+
+    valid = {pavelor.pavelor512(c).digest() for c in contents}
+    done = threading.Event()
+
+    def writer() -> None:
+        while not done.is_set():
+            ba[:] = contents[1]
+            ba[:] = contents[0]
+
+    slow = "portable"
+
+    def update(x: bytes) -> list[bytes]:
+        h = pavelor.pavelor512(backend=slow)
+        h.update(x)
+        return [h.digest()]
+
+    def update_bits(x: bytes) -> list[bytes]:
+        h = pavelor.pavelor512(backend=slow)
+        h.update_bits(x, 8 * n)
+        return [h.digest()]
+
+    ways = {
+        "construct": lambda x: [pavelor.pavelor512(x, backend=slow).digest()],
+        "update": update,
+        "update_bits": update_bits,
+        "hash_many": lambda x: pavelor.hash_many("pavelor-512", [x, x], backend=slow),
+    }
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        got = {way: [d for _ in range(10) for d in fn(b)] for way, fn in ways.items()}
+    finally:
+        done.set()
+        t.join()
+    mixed = {way: sum(d not in valid for d in digests) for way, digests in got.items()}
+    assert not any(mixed.values()), f"digests mixing both contents, per entry point: {mixed}"
+
+
 # ---------------------------------------------------------------- threads
 
 
