@@ -34,7 +34,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
 use pyo3::types::{PyBytes, PyInt, PyList, PyString, PyTuple};
-use zeroize::Zeroize;
+use zeroize::{Zeroize, Zeroizing};
 
 // Raw CPython buffer API: the one module with `unsafe` (SAFETY comments there).
 #[allow(unsafe_code)]
@@ -383,10 +383,12 @@ fn hash_many<'py>(
 
     // Immutable inputs (exact `bytes`) are hashed in place; all others are
     // copied (with the GIL held) so the GIL can be released for the whole
-    // batch.
+    // batch. The copies are wiped when dropped, including when a later
+    // item fails (not iterable, no buffer, non-contiguous) and `?` returns
+    // early.
     enum Msg<'py> {
         Shared(Bytes<'py>),
-        Owned(Vec<u8>),
+        Owned(Zeroizing<Vec<u8>>),
     }
     let mut msgs: Vec<Msg<'py>> = Vec::new();
     for item in messages.try_iter()? {
@@ -394,7 +396,7 @@ fn hash_many<'py>(
         msgs.push(if bytes.is_immutable() {
             Msg::Shared(bytes)
         } else {
-            Msg::Owned(bytes.as_slice().to_vec())
+            Msg::Owned(Zeroizing::new(bytes.as_slice().to_vec()))
         });
     }
     let slices: Vec<&[u8]> = msgs
@@ -414,11 +416,9 @@ fn hash_many<'py>(
         run(&mut out)
     };
     drop(slices);
-    for m in &mut msgs {
-        if let Msg::Owned(v) = m {
-            wipe(v);
-        }
-    }
+    // Wipe the copies and release the exports now, not after the results
+    // are built.
+    drop(msgs);
     result.map_err(|e| match e {
         pavelor::BatchError::Backend(e) => to_py_err(e),
         other => PyRuntimeError::new_err(other.to_string()),

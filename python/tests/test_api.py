@@ -335,6 +335,22 @@ def test_non_contiguous_buffers_refused() -> None:
     ).digest()
 
 
+def test_hash_many_later_item_fails() -> None:
+    """An item that cannot be exported after others were already copied
+    (the copies are wiped on that early return) raises, and the module
+    stays usable."""
+    copied = [bytearray(b"secret" * 1000), np.frombuffer(b"k" * 4096, dtype=np.uint8).copy()]
+    with pytest.raises(BufferError):
+        pavelor.hash_many("pavelor-512", [*copied, np.arange(100, dtype=np.uint8)[::2]])
+    with pytest.raises(TypeError):
+        pavelor.hash_many("pavelor-512", [*copied, "str"])
+    with pytest.raises(TypeError):
+        pavelor.hash_many("pavelor-512", [*copied, 42])
+    assert pavelor.hash_many("pavelor-512", copied) == [
+        pavelor.pavelor512(bytes(m)).digest() for m in copied
+    ]
+
+
 def test_bytearray_cannot_resize_while_hashing() -> None:
     """While the buffer is exported (and the GIL released), resizing it from
     another thread fails instead of freeing memory under the hasher."""
