@@ -353,29 +353,48 @@ def test_hash_many_later_item_fails() -> None:
 
 def test_bytearray_cannot_resize_while_hashing() -> None:
     """While the buffer is exported (and the GIL released), resizing it from
-    another thread fails instead of freeing memory under the hasher."""
-    data = bytearray(64 << 20)
+    another thread fails instead of freeing memory under the hasher.
+
+    A second thread keeps trying to grow and shrink the bytearray (by one
+    zero byte) during one 64 MiB update. At least one attempt must be
+    refused with BufferError (the export is held while hashing), nothing
+    else may go wrong, and the digest must be that of the zeros exported:
+    a grow that succeeded just before the export, followed by a refused
+    shrink, leaves one more zero byte, and the final length is always the
+    exported one."""
+    n = 64 << 20
+    data = bytearray(n)
     h = pavelor.pavelor512()
-    errors: list[BaseException] = []
+    refused: list[BufferError] = []
+    unexpected: list[BaseException] = []
+    running = threading.Event()
     done = threading.Event()
 
     def resize() -> None:
         while not done.is_set():
             try:
-                data.extend(b"x")
+                data.append(0)
                 del data[-1]
             except BufferError as e:  # expected while exported
-                errors.append(e)
+                refused.append(e)
+            except BaseException as e:
+                unexpected.append(e)
+                return
+            running.set()
             time.sleep(0)
 
     t = threading.Thread(target=resize)
     t.start()
+    assert running.wait(10), "the resizing thread did not start"
     try:
         h.update(data)
     finally:
         done.set()
         t.join()
-    assert len(h.digest()) == 64
+    assert not unexpected, unexpected
+    assert refused, "no resize was attempted (and refused) during the update"
+    assert len(data) in (n, n + 1)
+    assert h.digest() == pavelor.pavelor512(bytes(len(data))).digest()
 
 
 def test_only_exact_bytes_read_in_place() -> None:
