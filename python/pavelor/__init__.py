@@ -37,7 +37,8 @@ from ._pavelor import (
     pavelor1024,
 )
 
-#: Same as ``algorithms_available``: every instance is always built in.
+#: Same as ``algorithms_available`` (a frozenset): every instance is always
+#: built in.
 algorithms_guaranteed = algorithms_available
 
 __all__ = [

@@ -19,7 +19,7 @@ __all__ = [
     "pavelor1024",
 ]
 
-algorithms_available: tuple[str, ...]
+algorithms_available: frozenset[str]
 
 class BackendUnavailableError(RuntimeError):
     """The requested backend exists but this CPU (or build) cannot run it."""
@@ -55,18 +55,34 @@ class Hash:
     def copy(self) -> Hash:
         """An independent copy (same message so far, same backend)."""
 
-def pavelor512(data: ReadableBuffer | None = None, *, backend: str | None = None) -> Hash:
-    """A new Pavelor-512 hash (64-byte digest, 192-byte block)."""
+def pavelor512(
+    data: ReadableBuffer | None = None, *, usedforsecurity: bool = True, backend: str | None = None
+) -> Hash:
+    """A new Pavelor-512 hash (64-byte digest, 192-byte block). ``usedforsecurity`` is
+    accepted as in ``hashlib`` and has no effect."""
 
-def pavelor768(data: ReadableBuffer | None = None, *, backend: str | None = None) -> Hash:
-    """A new Pavelor-768 hash (96-byte digest, 128-byte block)."""
+def pavelor768(
+    data: ReadableBuffer | None = None, *, usedforsecurity: bool = True, backend: str | None = None
+) -> Hash:
+    """A new Pavelor-768 hash (96-byte digest, 128-byte block). ``usedforsecurity`` is
+    accepted as in ``hashlib`` and has no effect."""
 
-def pavelor1024(data: ReadableBuffer | None = None, *, backend: str | None = None) -> Hash:
-    """A new Pavelor-1024 hash (128-byte digest, 64-byte block)."""
+def pavelor1024(
+    data: ReadableBuffer | None = None, *, usedforsecurity: bool = True, backend: str | None = None
+) -> Hash:
+    """A new Pavelor-1024 hash (128-byte digest, 64-byte block). ``usedforsecurity`` is
+    accepted as in ``hashlib`` and has no effect."""
 
-def new(name: str, data: ReadableBuffer | None = None, *, backend: str | None = None) -> Hash:
+def new(
+    name: str,
+    data: ReadableBuffer | None = None,
+    *,
+    usedforsecurity: bool = True,
+    backend: str | None = None,
+) -> Hash:
     """A new hash of the instance ``name`` ("pavelor-512", "Pavelor768",
-    "PAVELOR_1024", ...); ``ValueError`` for other names."""
+    "PAVELOR_1024", ...); ``ValueError`` for other names. ``usedforsecurity``
+    is accepted as in ``hashlib`` and has no effect."""
 
 def hash_many(
     name: str, messages: Iterable[ReadableBuffer], *, backend: str | None = None

@@ -33,7 +33,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
-use pyo3::types::{PyBytes, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyFrozenSet, PyInt, PyList, PyString};
 use zeroize::{Zeroize, Zeroizing};
 
 // Raw CPython buffer API: the one module with `unsafe` (SAFETY comments there).
@@ -288,12 +288,21 @@ impl Hash {
 }
 
 /// Makes a hash of `alg`, fed with `data` if given.
+///
+/// `usedforsecurity` is accepted as in `hashlib` (any object, taken for its
+/// truth value, so an error from its `__bool__` is raised as there) and
+/// ignored: Pavelor is not subject to a FIPS-mode restriction, so both
+/// values give the same hash.
 fn construct(
     py: Python<'_>,
     alg: Algorithm,
     data: Option<&Bound<'_, PyAny>>,
+    usedforsecurity: Option<&Bound<'_, PyAny>>,
     backend: Option<&str>,
 ) -> PyResult<Hash> {
+    if let Some(flag) = usedforsecurity {
+        flag.is_truthy()?;
+    }
     // Export the data first so a wrong type is reported before a backend
     // problem, as `hashlib` reports the type first.
     let bytes = data.map(Bytes::get).transpose()?;
@@ -307,50 +316,67 @@ fn construct(
 
 /// A new Pavelor-512 hash (64-byte digest, 192-byte block), optionally fed
 /// with `data`. `backend` names the implementation (see `backends()`);
-/// default: the fastest this CPU runs.
+/// default: the fastest this CPU runs. `usedforsecurity` is accepted, as in
+/// `hashlib`, and has no effect.
 #[pyfunction]
-#[pyo3(signature = (data=None, *, backend=None))]
+#[pyo3(
+    signature = (data=None, *, usedforsecurity=None, backend=None),
+    text_signature = "(data=None, *, usedforsecurity=True, backend=None)"
+)]
 fn pavelor512(
     py: Python<'_>,
     data: Option<&Bound<'_, PyAny>>,
+    usedforsecurity: Option<&Bound<'_, PyAny>>,
     backend: Option<&str>,
 ) -> PyResult<Hash> {
-    construct(py, Algorithm::Pavelor512, data, backend)
+    construct(py, Algorithm::Pavelor512, data, usedforsecurity, backend)
 }
 
 /// A new Pavelor-768 hash (96-byte digest, 128-byte block), optionally fed
 /// with `data`. See `pavelor512`.
 #[pyfunction]
-#[pyo3(signature = (data=None, *, backend=None))]
+#[pyo3(
+    signature = (data=None, *, usedforsecurity=None, backend=None),
+    text_signature = "(data=None, *, usedforsecurity=True, backend=None)"
+)]
 fn pavelor768(
     py: Python<'_>,
     data: Option<&Bound<'_, PyAny>>,
+    usedforsecurity: Option<&Bound<'_, PyAny>>,
     backend: Option<&str>,
 ) -> PyResult<Hash> {
-    construct(py, Algorithm::Pavelor768, data, backend)
+    construct(py, Algorithm::Pavelor768, data, usedforsecurity, backend)
 }
 
 /// A new Pavelor-1024 hash (128-byte digest, 64-byte block), optionally fed
 /// with `data`. See `pavelor512`.
 #[pyfunction]
-#[pyo3(signature = (data=None, *, backend=None))]
+#[pyo3(
+    signature = (data=None, *, usedforsecurity=None, backend=None),
+    text_signature = "(data=None, *, usedforsecurity=True, backend=None)"
+)]
 fn pavelor1024(
     py: Python<'_>,
     data: Option<&Bound<'_, PyAny>>,
+    usedforsecurity: Option<&Bound<'_, PyAny>>,
     backend: Option<&str>,
 ) -> PyResult<Hash> {
-    construct(py, Algorithm::Pavelor1024, data, backend)
+    construct(py, Algorithm::Pavelor1024, data, usedforsecurity, backend)
 }
 
 /// A new hash of the instance `name`: "pavelor-512", "pavelor-768" or
 /// "pavelor-1024" (case-insensitive; "Pavelor512", "PAVELOR_512" work too).
-/// `ValueError` for any other name.
+/// `ValueError` for any other name. `usedforsecurity` as in `pavelor512`.
 #[pyfunction]
-#[pyo3(signature = (name, data=None, *, backend=None))]
+#[pyo3(
+    signature = (name, data=None, *, usedforsecurity=None, backend=None),
+    text_signature = "(name, data=None, *, usedforsecurity=True, backend=None)"
+)]
 fn new(
     py: Python<'_>,
     name: &Bound<'_, PyAny>,
     data: Option<&Bound<'_, PyAny>>,
+    usedforsecurity: Option<&Bound<'_, PyAny>>,
     backend: Option<&str>,
 ) -> PyResult<Hash> {
     let name = name.cast::<PyString>().map_err(|_| {
@@ -363,7 +389,7 @@ fn new(
         ))
     })?;
     let alg = parse_name(&name.to_cow()?)?;
-    construct(py, alg, data, backend)
+    construct(py, alg, data, usedforsecurity, backend)
 }
 
 /// The digests of many independent byte messages (an iterable of buffers),
@@ -480,7 +506,8 @@ fn _pavelor(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "BackendUnavailableError",
         py.get_type::<BackendUnavailableError>(),
     )?;
+    // A set, as in `hashlib` (frozen: module state nobody should mutate).
     let names: Vec<&str> = Algorithm::ALL.into_iter().map(py_name).collect();
-    m.add("algorithms_available", PyTuple::new(py, names)?)?;
+    m.add("algorithms_available", PyFrozenSet::new(py, &names)?)?;
     Ok(())
 }

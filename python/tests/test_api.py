@@ -46,9 +46,41 @@ def test_attributes(name: str) -> None:
 
 
 def test_algorithms_available() -> None:
-    assert pavelor.algorithms_available == NAMES
-    assert pavelor.algorithms_guaranteed == NAMES
-    assert isinstance(pavelor.algorithms_available, tuple)
+    """Sets, as in hashlib (frozen here)."""
+    assert isinstance(hashlib.algorithms_available, set)
+    assert isinstance(pavelor.algorithms_available, frozenset)
+    assert isinstance(pavelor.algorithms_guaranteed, frozenset)
+    assert pavelor.algorithms_available == set(NAMES)
+    assert pavelor.algorithms_guaranteed == set(NAMES)
+    assert pavelor.algorithms_guaranteed <= pavelor.algorithms_available
+    for name in pavelor.algorithms_available:
+        assert pavelor.new(name).name == name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_usedforsecurity_accepted(name: str) -> None:
+    """Constructors take hashlib's keyword ``usedforsecurity`` (any object,
+    for its truth value) and ignore it: the digest is the same."""
+    assert hashlib.sha256(b"abc", usedforsecurity=False).digest() == hashlib.sha256(b"abc").digest()
+    want = CONSTRUCTORS[name](b"abc").digest()
+    for flag in (True, False, 0, 1, None):
+        assert CONSTRUCTORS[name](b"abc", usedforsecurity=flag).digest() == want
+        assert pavelor.new(name, b"abc", usedforsecurity=flag).digest() == want
+    assert CONSTRUCTORS[name](usedforsecurity=False).digest() == CONSTRUCTORS[name]().digest()
+    backend = pavelor.backends()[-1]
+    h = CONSTRUCTORS[name](b"abc", usedforsecurity=False, backend=backend)
+    assert h.backend == backend and h.digest() == want
+    assert "usedforsecurity=True" in CONSTRUCTORS[name].__text_signature__
+    assert "usedforsecurity=True" in pavelor.new.__text_signature__
+
+    class BadBool:
+        def __bool__(self) -> bool:
+            raise ZeroDivisionError
+
+    with pytest.raises(ZeroDivisionError):
+        CONSTRUCTORS[name](b"abc", usedforsecurity=BadBool())
+    with pytest.raises(TypeError):
+        CONSTRUCTORS[name](b"abc", False)  # type: ignore[misc]  # keyword-only
 
 
 @pytest.mark.parametrize(
