@@ -501,7 +501,9 @@ fn _pavelor(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hash_many, m)?)?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(all_backends, m)?)?;
-    m.add_function(wrap_pyfunction!(_reads_in_place, m)?)?;
+    // Set as an attribute, not `add_function`, which would also list it in
+    // `__all__` (and `from pavelor._pavelor import *` would export it).
+    m.setattr("_reads_in_place", wrap_pyfunction!(_reads_in_place, m)?)?;
     m.add(
         "BackendUnavailableError",
         py.get_type::<BackendUnavailableError>(),
