@@ -342,6 +342,22 @@ unsafe fn ctx_mut<'a>(dctx: *mut c_void) -> Option<&'a mut DigestCtx> {
     unsafe { dctx.cast::<DigestCtx>().as_mut() }
 }
 
+/// The digest context behind `dctx`, if non-NULL, read only: for
+/// `dupctx`, whose source OpenSSL declares `const` (`EVP_MD_CTX_copy_ex`
+/// takes `const EVP_MD_CTX *in`), so two threads may copy from one context
+/// at once; a `&mut` there would alias.
+///
+/// # Safety
+///
+/// `dctx` must be NULL or a pointer returned by `digest_newctx` /
+/// `digest_dupctx` and not yet freed, not modified by another thread
+/// during the call (concurrent readers are fine).
+unsafe fn ctx_ref<'a>(dctx: *const c_void) -> Option<&'a DigestCtx> {
+    // SAFETY: per the contract, a live `DigestCtx` made by `Box::into_raw`
+    // (or NULL), only read for `'a`.
+    unsafe { dctx.cast::<DigestCtx>().as_ref() }
+}
+
 /// `OSSL_FUNC_digest_init`: (re)starts the hash. No settable parameters;
 /// `params` is ignored.
 unsafe extern "C" fn digest_init(dctx: *mut c_void, _params: *const OsslParam) -> c_int {
@@ -479,8 +495,10 @@ unsafe extern "C" fn digest_freectx(dctx: *mut c_void) {
 
 /// `OSSL_FUNC_digest_dupctx`: an independent copy, mid-message included.
 unsafe extern "C" fn digest_dupctx(dctx: *mut c_void) -> *mut c_void {
-    // SAFETY: OpenSSL passes a context this provider made.
-    let Some(ctx) = (unsafe { ctx_mut(dctx) }) else {
+    // SAFETY: OpenSSL passes a context this provider made, which it only
+    // reads during the copy (possibly from several threads at once), so a
+    // shared reference.
+    let Some(ctx) = (unsafe { ctx_ref(dctx) }) else {
         return std::ptr::null_mut();
     };
     let prov = ctx.prov();

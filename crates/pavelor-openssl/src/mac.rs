@@ -166,6 +166,21 @@ unsafe fn mac_mut<'a>(mctx: *mut c_void) -> Option<&'a mut MacCtx> {
     unsafe { mctx.cast::<MacCtx>().as_mut() }
 }
 
+/// The MAC context behind `mctx`, if non-NULL, read only: for `dupctx`,
+/// whose source OpenSSL declares `const` (`EVP_MAC_CTX_dup(const
+/// EVP_MAC_CTX *src)`), so two threads may copy from one context at once.
+///
+/// # Safety
+///
+/// `mctx` must be NULL or a pointer returned by `mac_newctx` /
+/// `mac_dupctx`, not yet freed, not modified by another thread during the
+/// call (concurrent readers are fine).
+unsafe fn ctx_ref<'a>(mctx: *const c_void) -> Option<&'a MacCtx> {
+    // SAFETY: per the contract, a live `MacCtx` made by `Box::into_raw` (or
+    // NULL), only read for `'a`.
+    unsafe { mctx.cast::<MacCtx>().as_ref() }
+}
+
 /// `OSSL_FUNC_mac_newctx`.
 pub unsafe extern "C" fn mac_newctx(provctx: *mut c_void) -> *mut c_void {
     // SAFETY: OpenSSL passes the context `OSSL_provider_init` returned.
@@ -185,8 +200,10 @@ pub unsafe extern "C" fn mac_newctx(provctx: *mut c_void) -> *mut c_void {
 
 /// `OSSL_FUNC_mac_dupctx`: an independent copy, mid-message included.
 pub unsafe extern "C" fn mac_dupctx(mctx: *mut c_void) -> *mut c_void {
-    // SAFETY: OpenSSL passes a context this provider made.
-    let Some(ctx) = (unsafe { mac_mut(mctx) }) else {
+    // SAFETY: OpenSSL passes a context this provider made, which it only
+    // reads during the copy (possibly from several threads at once), so a
+    // shared reference.
+    let Some(ctx) = (unsafe { ctx_ref(mctx) }) else {
         return std::ptr::null_mut();
     };
     let prov = ctx.prov();

@@ -444,6 +444,88 @@ static void *hash_thread(void *p) {
     return NULL;
 }
 
+/* One mid-message digest context and one MAC context, copied from by
+ * several threads at once (OpenSSL declares the source of
+ * EVP_MD_CTX_copy_ex and EVP_MAC_CTX_dup `const`). */
+struct shared_src {
+    const EVP_MD_CTX *md;
+    const EVP_MAC_CTX *mac;
+    const unsigned char *rest;
+    size_t rest_len, dlen;
+    const unsigned char *want, *want_tag;
+    int ok[64];
+};
+
+static struct shared_src SHARED;
+
+static void *copy_thread(void *p) {
+    int id = *(int *)p;
+    SHARED.ok[id] = 0;
+    for (int r = 0; r < 200; r++) {
+        unsigned char got[MAX_DIGEST];
+        size_t n = 0;
+        EVP_MD_CTX *c = EVP_MD_CTX_new();
+        int good = c != NULL && EVP_MD_CTX_copy_ex(c, SHARED.md) == 1 &&
+                   EVP_DigestUpdate(c, SHARED.rest, SHARED.rest_len) == 1 &&
+                   finish(c, got, SHARED.dlen) && memcmp(got, SHARED.want, SHARED.dlen) == 0;
+        EVP_MD_CTX_free(c);
+        EVP_MAC_CTX *m = good ? EVP_MAC_CTX_dup(SHARED.mac) : NULL;
+        good = m != NULL && EVP_MAC_update(m, SHARED.rest, SHARED.rest_len) == 1 &&
+               EVP_MAC_final(m, got, &n, sizeof got) == 1 && n == SHARED.dlen &&
+               memcmp(got, SHARED.want_tag, n) == 0;
+        EVP_MAC_CTX_free(m);
+        if (!good)
+            return NULL;
+    }
+    SHARED.ok[id] = 1;
+    return NULL;
+}
+
+static void concurrent_copies(int nthreads) {
+    const struct kat_vector *v = &KAT_VECTORS[N_KATS - 1];
+    static unsigned char msg[MAX_MSG], want[MAX_DIGEST], tag[MAX_DIGEST];
+    size_t len = unhex(v->msg_hex, msg, sizeof msg);
+    size_t dlen = unhex(v->digest_hex, want, sizeof want), n = 0;
+    size_t half = len / 2;
+    EVP_MD *md = EVP_MD_fetch(NULL, v->name, NULL);
+    EVP_MAC *mac = EVP_MAC_fetch(NULL, "PAVELOR-HMAC", NULL);
+    CHECK(md != NULL && mac != NULL);
+    EVP_MD_CTX *src = EVP_MD_CTX_new();
+    EVP_MAC_CTX *msrc = EVP_MAC_CTX_new(mac);
+    CHECK(src != NULL && msrc != NULL);
+    CHECK(EVP_DigestInit_ex(src, md, NULL) == 1 && EVP_DigestUpdate(src, msg, half) == 1);
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)v->name, 0),
+        OSSL_PARAM_construct_end(),
+    };
+    /* The expected tag: computed in one go first. */
+    CHECK(EVP_MAC_init(msrc, (const unsigned char *)"key", 3, params) == 1);
+    CHECK(EVP_MAC_update(msrc, msg, len) == 1);
+    CHECK(EVP_MAC_final(msrc, tag, &n, sizeof tag) == 1 && n == dlen);
+    CHECK(EVP_MAC_init(msrc, NULL, 0, NULL) == 1 && EVP_MAC_update(msrc, msg, half) == 1);
+    SHARED.md = src;
+    SHARED.mac = msrc;
+    SHARED.rest = msg + half;
+    SHARED.rest_len = len - half;
+    SHARED.dlen = dlen;
+    SHARED.want = want;
+    SHARED.want_tag = tag;
+    pthread_t th[64];
+    int ids[64];
+    for (int t = 0; t < nthreads; t++) {
+        ids[t] = t;
+        CHECK(pthread_create(&th[t], NULL, copy_thread, &ids[t]) == 0);
+    }
+    for (int t = 0; t < nthreads; t++) {
+        CHECK(pthread_join(th[t], NULL) == 0);
+        CHECK(SHARED.ok[t] == 1);
+    }
+    EVP_MAC_CTX_free(msrc);
+    EVP_MD_CTX_free(src);
+    EVP_MAC_free(mac);
+    EVP_MD_free(md);
+}
+
 static void stress_mode(int argc, char **argv) {
     if (argc != 4)
         fail("usage: stress ROUNDS THREADS");
@@ -482,9 +564,11 @@ static void stress_mode(int argc, char **argv) {
         CHECK(pthread_join(th[t], NULL) == 0);
         CHECK(args[t].ok == 1);
     }
+    concurrent_copies(nthreads);
     CHECK(OSSL_PROVIDER_unload(prov) == 1);
-    printf("stress: %d load/use/unload rounds, %d threads x 20 x %zu digests OK\n", rounds,
-           nthreads, N_KATS);
+    printf("stress: %d load/use/unload rounds, %d threads x 20 x %zu digests, %d threads x 200 "
+           "copies of one digest and one MAC context OK\n",
+           rounds, nthreads, N_KATS, nthreads);
 }
 
 int main(int argc, char **argv) {
