@@ -103,6 +103,10 @@ pub enum Reason {
     LongDigest = 7,
     /// A parameter with a wrong type, size or value.
     BadParameter = 8,
+    /// A digest `final` or one-shot asked for more than the digest size
+    /// (they write exactly the digest; `EVP_DigestFinal_ex` asks for
+    /// exactly that).
+    OutputSizeNotDigestSize = 9,
 }
 
 impl Reason {
@@ -119,12 +123,15 @@ impl Reason {
                 c"digest longer than EVP_MAX_MD_SIZE: finish with EVP_DigestFinalXOF(ctx, md, digest size)"
             }
             Reason::BadParameter => c"bad parameter: wrong type, size or value (a digest's xoflen must equal its size)",
+            Reason::OutputSizeNotDigestSize => {
+                c"output size is not the digest size: a Pavelor digest is not an XOF"
+            }
         }
     }
 }
 
 /// `get_reason_strings` answer.
-static REASON_STRINGS: Table<OsslItem, 9> = Table([
+static REASON_STRINGS: Table<OsslItem, 10> = Table([
     reason_item(Reason::NullPointer),
     reason_item(Reason::OutputTooSmall),
     reason_item(Reason::NotInitialized),
@@ -133,6 +140,7 @@ static REASON_STRINGS: Table<OsslItem, 9> = Table([
     reason_item(Reason::Backend),
     reason_item(Reason::LongDigest),
     reason_item(Reason::BadParameter),
+    reason_item(Reason::OutputSizeNotDigestSize),
     OsslItem {
         id: 0,
         ptr: std::ptr::null_mut(),
@@ -240,6 +248,25 @@ fn check_output(out: *mut u8, outl: *mut usize, outsz: usize, need: usize) -> Re
     }
     if outsz < need {
         return Err(Reason::OutputTooSmall);
+    }
+    Ok(())
+}
+
+/// [`check_output`] for a digest's `final` and one-shot: `outsz` must be
+/// exactly `need`. `EVP_DigestFinal_ex` passes exactly the digest size, and
+/// `EVP_DigestFinalXOF` its length, which `set_ctx_params` only accepts
+/// equal to it; a larger `outsz` means a caller asking for an XOF output
+/// (newer OpenSSL 3.x may call `final` with the requested length even after
+/// the `xoflen` set was refused), which a Pavelor digest is not.
+fn check_digest_output(
+    out: *mut u8,
+    outl: *mut usize,
+    outsz: usize,
+    need: usize,
+) -> Result<(), Reason> {
+    check_output(out, outl, outsz, need)?;
+    if outsz != need {
+        return Err(Reason::OutputSizeNotDigestSize);
     }
     Ok(())
 }
@@ -420,15 +447,15 @@ unsafe extern "C" fn digest_final(
     let prov = ctx.prov();
     guarded(Some(prov), c"digest_final", 0, || {
         let need = ctx.alg.output_len();
-        let result = check_output(out, outl, outsz, need).and_then(|()| {
+        let result = check_digest_output(out, outl, outsz, need).and_then(|()| {
             if need > EVP_MAX_MD_SIZE && !ctx.len_confirmed {
                 return Err(Reason::LongDigest);
             }
             let h = ctx.hasher.take().ok_or(Reason::NotInitialized)?;
             ctx.len_confirmed = false;
             let digest = h.finalize();
-            // SAFETY: `check_output` saw non-NULL `out`/`outl` and
-            // `outsz >= output_len == digest.len()`; the caller gives
+            // SAFETY: `check_digest_output` saw non-NULL `out`/`outl` and
+            // `outsz == output_len == digest.len()`; the caller gives
             // `outsz` writable bytes there (EVP_DigestFinal_ex's contract);
             // `digest` is a local.
             unsafe { write_output(&digest, out, outl) };
@@ -459,15 +486,15 @@ unsafe extern "C" fn digest_oneshot<const I: usize>(
     };
     guarded(Some(prov), c"digest_digest", 0, || {
         let alg = Algorithm::ALL[I];
-        let result = check_output(out, outl, outsz, alg.output_len()).and_then(|()| {
+        let result = check_digest_output(out, outl, outsz, alg.output_len()).and_then(|()| {
             // SAFETY: the caller gives `len` readable bytes at `data`;
             // `input` checks NULL and size.
             let bytes = unsafe { input(data, len) }?;
             let digest = alg
                 .digest_with(prov.backend, bytes)
                 .map_err(|_| Reason::Backend)?;
-            // SAFETY: as in `digest_final`: checked non-NULL and large
-            // enough; `digest` is a local. The input slice is not used after
+            // SAFETY: as in `digest_final`: checked non-NULL and of exactly
+            // the digest size; `digest` is a local. The input slice is not used after
             // this point, so an overlapping output is harmless.
             unsafe { write_output(&digest, out, outl) };
             Ok(())

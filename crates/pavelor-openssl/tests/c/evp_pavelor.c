@@ -84,9 +84,9 @@ static int finish(EVP_MD_CTX *ctx, unsigned char *out, size_t size) {
     return EVP_DigestFinalXOF(ctx, out, size) == 1;
 }
 
-/* The provider's own one-shot digest function (OSSL_FUNC_DIGEST_DIGEST),
- * found through OSSL_PROVIDER_query_operation. */
-static OSSL_FUNC_digest_digest_fn *oneshot_fn(OSSL_PROVIDER *prov, const char *name) {
+/* The provider's own function `id` for the digest `name`, found through
+ * OSSL_PROVIDER_query_operation. */
+static const OSSL_DISPATCH *digest_entry(OSSL_PROVIDER *prov, const char *name, int id) {
     int no_cache = 0;
     const OSSL_ALGORITHM *algs = OSSL_PROVIDER_query_operation(prov, OSSL_OP_DIGEST, &no_cache);
     CHECK(algs != NULL);
@@ -96,11 +96,16 @@ static OSSL_FUNC_digest_digest_fn *oneshot_fn(OSSL_PROVIDER *prov, const char *n
             continue;
         CHECK(strcmp(algs->property_definition, "provider=pavelor") == 0);
         for (const OSSL_DISPATCH *d = algs->implementation; d->function_id != 0; d++)
-            if (d->function_id == OSSL_FUNC_DIGEST_DIGEST)
-                return OSSL_FUNC_digest_digest(d);
+            if (d->function_id == id)
+                return d;
     }
-    fail("no OSSL_FUNC_DIGEST_DIGEST");
+    fail("no such digest function");
     return NULL;
+}
+
+/* The provider's own one-shot digest function (OSSL_FUNC_DIGEST_DIGEST). */
+static OSSL_FUNC_digest_digest_fn *oneshot_fn(OSSL_PROVIDER *prov, const char *name) {
+    return OSSL_FUNC_digest_digest(digest_entry(prov, name, OSSL_FUNC_DIGEST_DIGEST));
 }
 
 static void kat_mode(void) {
@@ -136,7 +141,7 @@ static void kat_mode(void) {
         {
             size_t n = 0;
             memset(got, 0, sizeof got);
-            CHECK(oneshot_fn(prov, v->name)(provctx, msg, len, got, &n, sizeof got) == 1);
+            CHECK(oneshot_fn(prov, v->name)(provctx, msg, len, got, &n, dlen) == 1);
             CHECK(n == dlen && memcmp(got, want, dlen) == 0);
         }
         /* Init/update/final in one update. */
@@ -303,6 +308,9 @@ static void errors_mode(void) {
         OSSL_FUNC_digest_digest_fn *oneshot = oneshot_fn(prov, NAMES[i]);
         expect_error(oneshot(provctx, (const unsigned char *)"abc", 3, buf, &n, dlen - 1),
                      "smaller than the digest", "one-shot with outsz = size - 1");
+        /* Exactly the digest size: a larger outsz asks for an XOF output. */
+        expect_error(oneshot(provctx, (const unsigned char *)"abc", 3, buf, &n, dlen + 1),
+                     "not the digest size", "one-shot with outsz = size + 1");
         expect_error(oneshot(provctx, (const unsigned char *)"abc", 3, NULL, &n, dlen),
                      "NULL pointer", "one-shot with out = NULL");
         expect_error(oneshot(provctx, (const unsigned char *)"abc", 3, buf, NULL, dlen),
@@ -312,6 +320,43 @@ static void errors_mode(void) {
         CHECK(oneshot(provctx, NULL, 0, buf, &n, dlen) == 1 && n == dlen);
         CHECK(oneshot(NULL, NULL, 0, buf, &n, dlen) == 0); /* no provctx: plain failure */
         ERR_clear_error();
+
+        /* The provider's final called directly (as a newer OpenSSL may after
+         * a refused xoflen): outsz must be exactly the digest size, and a
+         * refused final leaves the context usable. */
+        {
+            OSSL_FUNC_digest_newctx_fn *newctx =
+                OSSL_FUNC_digest_newctx(digest_entry(prov, NAMES[i], OSSL_FUNC_DIGEST_NEWCTX));
+            OSSL_FUNC_digest_init_fn *init =
+                OSSL_FUNC_digest_init(digest_entry(prov, NAMES[i], OSSL_FUNC_DIGEST_INIT));
+            OSSL_FUNC_digest_final_fn *dfinal =
+                OSSL_FUNC_digest_final(digest_entry(prov, NAMES[i], OSSL_FUNC_DIGEST_FINAL));
+            OSSL_FUNC_digest_freectx_fn *freectx =
+                OSSL_FUNC_digest_freectx(digest_entry(prov, NAMES[i], OSSL_FUNC_DIGEST_FREECTX));
+            OSSL_FUNC_digest_set_ctx_params_fn *set_params = OSSL_FUNC_digest_set_ctx_params(
+                digest_entry(prov, NAMES[i], OSSL_FUNC_DIGEST_SET_CTX_PARAMS));
+            void *dctx = newctx(provctx);
+            CHECK(dctx != NULL && init(dctx, NULL) == 1);
+            size_t xoflen = dlen + 1;
+            OSSL_PARAM xof[] = {
+                OSSL_PARAM_construct_size_t(OSSL_DIGEST_PARAM_XOFLEN, &xoflen),
+                OSSL_PARAM_construct_end(),
+            };
+            expect_error(set_params(dctx, xof), "bad parameter", "set xoflen = size + 1");
+            expect_error(dfinal(dctx, buf, &n, dlen + 1), "not the digest size",
+                         "provider final with outsz = size + 1");
+            expect_error(dfinal(dctx, buf, &n, dlen - 1), "smaller than the digest",
+                         "provider final with outsz = size - 1");
+            if (dlen <= EVP_MAX_MD_SIZE) {
+                CHECK(dfinal(dctx, buf, &n, dlen) == 1 && n == dlen);
+            } else {
+                xoflen = dlen;
+                CHECK(set_params(dctx, xof) == 1);
+                CHECK(dfinal(dctx, buf, &n, dlen) == 1 && n == dlen);
+            }
+            CHECK(ERR_peek_error() == 0);
+            freectx(dctx);
+        }
 
         EVP_MD_CTX_free(ctx);
         EVP_MD_free(md);
