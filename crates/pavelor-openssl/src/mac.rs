@@ -187,15 +187,20 @@ pub unsafe extern "C" fn mac_newctx(provctx: *mut c_void) -> *mut c_void {
     let Some(prov) = (unsafe { prov_ref(provctx) }) else {
         return std::ptr::null_mut();
     };
-    guarded(Some(prov), c"mac_newctx", std::ptr::null_mut(), || {
-        Box::into_raw(Box::new(MacCtx {
-            prov,
-            alg: None,
-            keyed: None,
-            running: None,
-        }))
-        .cast()
-    })
+    guarded(
+        Some(prov),
+        site!(c"mac_newctx"),
+        std::ptr::null_mut(),
+        || {
+            Box::into_raw(Box::new(MacCtx {
+                prov,
+                alg: None,
+                keyed: None,
+                running: None,
+            }))
+            .cast()
+        },
+    )
 }
 
 /// `OSSL_FUNC_mac_dupctx`: an independent copy, mid-message included.
@@ -207,9 +212,12 @@ pub unsafe extern "C" fn mac_dupctx(mctx: *mut c_void) -> *mut c_void {
         return std::ptr::null_mut();
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"mac_dupctx", std::ptr::null_mut(), || {
-        Box::into_raw(Box::new(ctx.clone())).cast()
-    })
+    guarded(
+        Some(prov),
+        site!(c"mac_dupctx"),
+        std::ptr::null_mut(),
+        || Box::into_raw(Box::new(ctx.clone())).cast(),
+    )
 }
 
 /// `OSSL_FUNC_mac_freectx`: drops (and so wipes) the keyed states.
@@ -236,7 +244,7 @@ pub unsafe extern "C" fn mac_init(
         return 0;
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"mac_init", 0, || {
+    guarded(Some(prov), site!(c"mac_init"), 0, || {
         let result = (|| {
             // SAFETY: OpenSSL passes a terminated OSSL_PARAM array (or NULL).
             unsafe { ctx.set_params(params) }?;
@@ -257,7 +265,7 @@ pub unsafe extern "C" fn mac_init(
         match result {
             Ok(()) => 1,
             Err(reason) => {
-                prov.raise(reason, c"mac_init", line!());
+                raise!(prov, reason, c"mac_init");
                 0
             }
         }
@@ -271,7 +279,7 @@ pub unsafe extern "C" fn mac_update(mctx: *mut c_void, data: *const u8, len: usi
         return 0;
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"mac_update", 0, || {
+    guarded(Some(prov), site!(c"mac_update"), 0, || {
         // SAFETY: the caller gives `len` readable bytes at `data`; `input`
         // checks NULL and size.
         let result = unsafe { input(data, len) }.and_then(|bytes| {
@@ -284,7 +292,7 @@ pub unsafe extern "C" fn mac_update(mctx: *mut c_void, data: *const u8, len: usi
         match result {
             Ok(()) => 1,
             Err(reason) => {
-                prov.raise(reason, c"mac_update", line!());
+                raise!(prov, reason, c"mac_update");
                 0
             }
         }
@@ -304,7 +312,7 @@ pub unsafe extern "C" fn mac_final(
         return 0;
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"mac_final", 0, || {
+    guarded(Some(prov), site!(c"mac_final"), 0, || {
         let result = (|| {
             let alg = ctx.alg.ok_or(Reason::NotInitialized)?;
             let len = alg.output_len();
@@ -322,7 +330,7 @@ pub unsafe extern "C" fn mac_final(
         match result {
             Ok(()) => 1,
             Err(reason) => {
-                prov.raise(reason, c"mac_final", line!());
+                raise!(prov, reason, c"mac_final");
                 0
             }
         }
@@ -336,12 +344,12 @@ pub unsafe extern "C" fn mac_set_ctx_params(mctx: *mut c_void, params: *const Os
         return 0;
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"mac_set_ctx_params", 0, || {
+    guarded(Some(prov), site!(c"mac_set_ctx_params"), 0, || {
         // SAFETY: OpenSSL passes a terminated OSSL_PARAM array (or NULL).
         match unsafe { ctx.set_params(params) } {
             Ok(()) => 1,
             Err(reason) => {
-                prov.raise(reason, c"mac_set_ctx_params", line!());
+                raise!(prov, reason, c"mac_set_ctx_params");
                 0
             }
         }
@@ -356,7 +364,7 @@ pub unsafe extern "C" fn mac_get_ctx_params(mctx: *mut c_void, params: *mut Ossl
         return 0;
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"mac_get_ctx_params", 0, || {
+    guarded(Some(prov), site!(c"mac_get_ctx_params"), 0, || {
         let (size, block) = ctx
             .alg
             .map_or((0, 0), |a| (a.output_len() as u64, a.rate_len() as u64));
@@ -376,7 +384,7 @@ pub unsafe extern "C" fn mac_get_ctx_params(mctx: *mut c_void, params: *mut Ossl
         match result {
             Ok(()) => 1,
             Err(_) => {
-                prov.raise(Reason::BadParameter, c"mac_get_ctx_params", line!());
+                raise!(prov, Reason::BadParameter, c"mac_get_ctx_params");
                 0
             }
         }
