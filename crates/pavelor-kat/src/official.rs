@@ -411,25 +411,44 @@ pub fn check_embedded(
     report
 }
 
-/// Reads at most `limit` bytes of `path`; a longer file (or a device or
-/// FIFO that keeps producing) is refused without holding more than
-/// `limit + 1` bytes. A regular file's size is checked before reading.
+/// Reads at most `limit` bytes of `path`, which must be a regular file
+/// (a symbolic link is followed: one to a regular file is fine).
+///
+/// Anything else — a directory, a FIFO, a socket, a character or block
+/// device such as `/dev/zero` — is refused from its metadata, before it is
+/// opened: opening a FIFO with no writer would block forever. A regular
+/// file larger than `limit` is refused unread; since it may grow between
+/// the check and the read, the read is still bounded (`Read::take`), so no
+/// more than `limit + 1` bytes are ever held.
 pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     let shown = path.display();
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
-    if meta.is_dir() {
-        return Err(format!("cannot read {shown}: it is a directory"));
+    // `metadata` follows symbolic links, so this is the target's type.
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!(
+            "cannot read {shown}: it is {}, not a regular file; refused",
+            file_type_name(&meta.file_type())
+        ));
     }
     let too_big = || {
         format!(
             "{shown} is larger than {limit} bytes, more than any official KAT file of its kind; refused"
         )
     };
-    if meta.is_file() && meta.len() > limit {
+    if meta.len() > limit {
         return Err(too_big());
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    // What was opened must still be a regular file (it may have been
+    // replaced since the check above).
+    let opened = file
+        .metadata()
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if !opened.is_file() {
+        return Err(format!(
+            "cannot read {shown}: it is {}, not a regular file; refused",
+            file_type_name(&opened.file_type())
+        ));
     }
     let mut text = Vec::new();
     file.take(limit + 1)
@@ -439,6 +458,31 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
         return Err(too_big());
     }
     Ok(text)
+}
+
+/// "a directory", "a FIFO", ... for [`read_limited`]'s refusal.
+fn file_type_name(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "of another type"
+    }
 }
 
 /// [`read_limited`] (limit [`max_file_bytes`]) and [`check_file_bytes`];

@@ -295,11 +295,57 @@ fn oversized_and_unbounded_files_are_refused_with_bounded_memory() {
     let mut imp = Backend::best();
     let r = check_file(&mut imp, ALG, KatKind::Kat2_12, &sparse, &mut |_, _| {});
     assert_fails(&r, None, "larger than 4194304 bytes");
+    // /dev/zero behind a KAT name: refused as not a regular file, unread.
     let r = check_file(&mut imp, ALG, KatKind::Kat2_23, &zero, &mut |_, _| {});
-    assert_fails(&r, None, "larger than 65536 bytes");
-    // /dev/zero read with the 2_12 limit: at most limit + 1 bytes held.
+    assert_fails(&r, None, "a character device, not a regular file");
     let e = read_limited(&zero, MAX_FILE_BYTES_2_12).unwrap_err();
-    assert!(e.contains("refused"), "{e}");
+    assert!(e.contains("not a regular file; refused"), "{e}");
     let growth = peak_rss_kib().saturating_sub(before);
     assert!(growth < 64 * 1024, "peak RSS grew by {growth} KiB");
+}
+
+#[test]
+fn symlink_to_a_regular_file_is_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.txt");
+    std::fs::write(&real, b"abc").unwrap();
+    let link = dir.path().join(KatKind::Kat2_23.file_name(ALG));
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    assert_eq!(read_limited(&link, 3).unwrap(), b"abc");
+    let e = read_limited(&link, 2).unwrap_err();
+    assert!(e.contains("larger than 2 bytes"), "{e}");
+    let e = read_limited(dir.path(), 2).unwrap_err();
+    assert!(e.contains("it is a directory, not a regular file"), "{e}");
+}
+
+/// A FIFO with no writer under a KAT name fails at once (opening it would
+/// block forever). The check runs on a thread with a deadline, so a
+/// regression fails the test instead of hanging it.
+#[test]
+fn fifo_under_a_kat_name_is_refused_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join(KatKind::Kat2_12.file_name(ALG));
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let link = dir.path().join(KatKind::Kat2_23.file_name(ALG));
+    std::os::unix::fs::symlink(&fifo, &link).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut imp = Backend::best();
+        let direct = check_file(&mut imp, ALG, KatKind::Kat2_12, &fifo, &mut |_, _| {});
+        let linked = check_file(&mut imp, ALG, KatKind::Kat2_23, &link, &mut |_, _| {});
+        let _ = tx.send((direct, linked, dir));
+    });
+    let (direct, linked, _dir) = rx
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .unwrap_or_else(|_| panic!("check_file blocked on a FIFO"));
+    assert_fails(&direct, None, "it is a FIFO, not a regular file; refused");
+    assert_fails(&linked, None, "it is a FIFO, not a regular file; refused");
+    assert!(
+        direct.to_string().contains("KAT_2_12_Pavelor-512.txt"),
+        "{direct}"
+    );
 }

@@ -85,19 +85,44 @@ pub struct OsslItem {
     pub ptr: *mut c_void,
 }
 
-/// A static table of C structs holding raw pointers (to other statics
-/// only), so it can be shared between threads.
+/// A table of C structs for the core (dispatch tables, algorithm lists,
+/// parameter descriptors, reason strings), built only as `static`s of this
+/// crate, so it can be shared between threads (see the `Sync` impls).
+///
+/// Crate-private: `Sync` holds because of how this crate fills and uses its
+/// tables, which code outside it could not be held to.
 #[repr(transparent)]
-pub struct Table<T, const N: usize>(pub [T; N]);
+pub(crate) struct Table<T, const N: usize>(pub(crate) [T; N]);
 
-// SAFETY: every pointer in the tables this module builds points to
-// immutable `'static` data (string literals, other `Table`s, functions);
-// nothing is ever written through them.
-unsafe impl<T, const N: usize> Sync for Table<T, N> {}
+// Why `Table` may be `Sync` (the SAFETY argument of each impl below): it
+// is `Sync` only for these four element types, three of which hold raw
+// pointers and so are not `Sync` themselves. In every `Table` of this
+// crate (all of them `static`s, never `static mut`, with no interior
+// mutability) those pointers are NULL or point to immutable `'static`
+// data: C string literals, other `Table` statics, and functions. Neither
+// this crate nor the core writes through them (OpenSSL takes these tables
+// as `const OSSL_DISPATCH *`, `const OSSL_ALGORITHM *`, `const OSSL_PARAM *`
+// and `const OSSL_ITEM *`; `OsslItem::ptr` is `void *` only by C's
+// declaration and points to a reason string the core only reads). So
+// sharing a `&Table` between threads only ever shares reads of immutable
+// data. The type is `pub(crate)`, so no code outside the crate can build a
+// `Table` that breaks this.
+//
+// SAFETY: `OsslDispatch` holds only an `int` and a function pointer, which
+// are `Sync`; it is listed because an explicit impl replaces the automatic
+// one for every `T`.
+unsafe impl<const N: usize> Sync for Table<OsslDispatch, N> {}
+// SAFETY: as above (names, properties, descriptions: C string literals;
+// `implementation`: a `Table<OsslDispatch, _>` static).
+unsafe impl<const N: usize> Sync for Table<OsslAlgorithm, N> {}
+// SAFETY: as above (descriptors: `key` a C string literal, `data` NULL).
+unsafe impl<const N: usize> Sync for Table<OsslParam, N> {}
+// SAFETY: as above (`ptr`: a C string literal, or NULL at the end).
+unsafe impl<const N: usize> Sync for Table<OsslItem, N> {}
 
 impl<T, const N: usize> Table<T, N> {
     /// Pointer to the first element, as C expects it.
-    pub const fn as_ptr(&self) -> *const T {
+    pub(crate) const fn as_ptr(&self) -> *const T {
         self.0.as_ptr()
     }
 }

@@ -25,6 +25,42 @@
 //! The fastest backend this CPU runs is chosen once, when the provider is
 //! initialized, and reported in its `buildinfo` parameter.
 
+/// Where an error is raised, for the core's `set_error_debug`: the source
+/// file and line, and the entry point. Made by [`site!`] at the place it
+/// stands for.
+#[derive(Clone, Copy)]
+struct Site {
+    file: &'static CStr,
+    line: u32,
+    func: &'static CStr,
+}
+
+/// The [`Site`] of this macro's invocation (its own `file!()` and
+/// `line!()`) in the entry point `$func` (a C string literal).
+macro_rules! site {
+    ($func:expr) => {
+        $crate::Site {
+            file: const {
+                match ::std::ffi::CStr::from_bytes_with_nul(concat!(file!(), "\0").as_bytes()) {
+                    Ok(f) => f,
+                    Err(_) => c"pavelor-openssl",
+                }
+            },
+            line: line!(),
+            func: $func,
+        }
+    };
+}
+
+/// Puts `$reason` on the calling thread's OpenSSL error queue through the
+/// provider context `$prov`, reported at this invocation's file and line
+/// in the entry point `$func` (see [`ProvCtx::raise`]).
+macro_rules! raise {
+    ($prov:expr, $reason:expr, $func:expr) => {
+        $prov.raise($reason, site!($func))
+    };
+}
+
 pub mod abi;
 mod mac;
 mod params;
@@ -73,12 +109,6 @@ pub const ALGORITHM_NAMES: [&CStr; 3] = [
     c"PAVELOR-1024:Pavelor-1024:PAVELOR1024",
 ];
 
-/// This file's name for `set_error_debug`.
-const THIS_FILE: &CStr = match CStr::from_bytes_with_nul(concat!(file!(), "\0").as_bytes()) {
-    Ok(f) => f,
-    Err(_) => c"pavelor-openssl",
-};
-
 /// Reason codes this provider puts on the OpenSSL error queue (the core
 /// combines them with the provider's library number; the texts are served
 /// by `get_reason_strings`, so `ERR_error_string` shows them).
@@ -89,8 +119,9 @@ pub enum Reason {
     NullPointer = 1,
     /// The output buffer is smaller than the digest.
     OutputTooSmall = 2,
-    /// `update`/`final` on a context that was not initialized (or was
-    /// already finalized).
+    /// `update`/`final` on a digest or MAC context that was not
+    /// initialized (or was already finalized), or a MAC `init` without a
+    /// key when none was given before.
     NotInitialized = 3,
     /// A length does not fit the address space.
     LengthTooLarge = 4,
@@ -103,6 +134,10 @@ pub enum Reason {
     LongDigest = 7,
     /// A parameter with a wrong type, size or value.
     BadParameter = 8,
+    /// A digest `final` or one-shot asked for more than the digest size
+    /// (they write exactly the digest; `EVP_DigestFinal_ex` asks for
+    /// exactly that).
+    OutputSizeNotDigestSize = 9,
 }
 
 impl Reason {
@@ -111,20 +146,27 @@ impl Reason {
         match self {
             Reason::NullPointer => c"NULL pointer argument",
             Reason::OutputTooSmall => c"output buffer smaller than the digest",
-            Reason::NotInitialized => c"digest context not initialized",
+            Reason::NotInitialized => {
+                c"context not initialized: no init (for a MAC, no key yet), or already finalized"
+            }
             Reason::LengthTooLarge => c"length exceeds the address space",
             Reason::Internal => c"internal error in the pavelor provider",
             Reason::Backend => c"Pavelor backend unavailable",
             Reason::LongDigest => {
                 c"digest longer than EVP_MAX_MD_SIZE: finish with EVP_DigestFinalXOF(ctx, md, digest size)"
             }
-            Reason::BadParameter => c"bad parameter: wrong type, size or value (a digest's xoflen must equal its size)",
+            Reason::BadParameter => {
+                c"bad parameter: wrong type, size or value (a digest's xoflen must equal the digest size; PAVELOR-HMAC needs its digest, a Pavelor digest, set before init or a key)"
+            }
+            Reason::OutputSizeNotDigestSize => {
+                c"output size is not the digest size: a Pavelor digest is not an XOF"
+            }
         }
     }
 }
 
 /// `get_reason_strings` answer.
-static REASON_STRINGS: Table<OsslItem, 9> = Table([
+static REASON_STRINGS: Table<OsslItem, 10> = Table([
     reason_item(Reason::NullPointer),
     reason_item(Reason::OutputTooSmall),
     reason_item(Reason::NotInitialized),
@@ -133,6 +175,7 @@ static REASON_STRINGS: Table<OsslItem, 9> = Table([
     reason_item(Reason::Backend),
     reason_item(Reason::LongDigest),
     reason_item(Reason::BadParameter),
+    reason_item(Reason::OutputSizeNotDigestSize),
     OsslItem {
         id: 0,
         ptr: std::ptr::null_mut(),
@@ -159,8 +202,10 @@ struct ProvCtx {
 }
 
 impl ProvCtx {
-    /// Puts `reason` on the calling thread's OpenSSL error queue.
-    fn raise(&self, reason: Reason, func: &CStr, line: u32) {
+    /// Puts `reason` on the calling thread's OpenSSL error queue, reported
+    /// at `at` (use the [`raise!`] macro, which passes the caller's file
+    /// and line).
+    fn raise(&self, reason: Reason, at: Site) {
         let (Some(new_error), Some(vset_error)) = (self.new_error, self.vset_error) else {
             return;
         };
@@ -179,9 +224,9 @@ impl ProvCtx {
             if let Some(set_error_debug) = self.set_error_debug {
                 set_error_debug(
                     self.handle,
-                    THIS_FILE.as_ptr(),
-                    c_int::try_from(line).unwrap_or(0),
-                    func.as_ptr(),
+                    at.file.as_ptr(),
+                    c_int::try_from(at.line).unwrap_or(0),
+                    at.func.as_ptr(),
                 );
             }
             vset_error(
@@ -195,8 +240,9 @@ impl ProvCtx {
 }
 
 /// Runs `f` so that no panic crosses into C: a panic becomes
-/// [`Reason::Internal`] (raised on `prov` if there is one) and `fallback`.
-fn guarded<R>(prov: Option<&ProvCtx>, func: &CStr, fallback: R, f: impl FnOnce() -> R) -> R {
+/// [`Reason::Internal`] (raised on `prov` if there is one, at `at`: the
+/// entry point's `site!`) and `fallback`.
+fn guarded<R>(prov: Option<&ProvCtx>, at: Site, fallback: R, f: impl FnOnce() -> R) -> R {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(payload) => {
@@ -204,7 +250,7 @@ fn guarded<R>(prov: Option<&ProvCtx>, func: &CStr, fallback: R, f: impl FnOnce()
             std::mem::forget(payload);
             if let Some(prov) = prov {
                 // Raising cannot panic (no allocation, no formatting).
-                prov.raise(Reason::Internal, func, line!());
+                prov.raise(Reason::Internal, at);
             }
             fallback
         }
@@ -240,6 +286,25 @@ fn check_output(out: *mut u8, outl: *mut usize, outsz: usize, need: usize) -> Re
     }
     if outsz < need {
         return Err(Reason::OutputTooSmall);
+    }
+    Ok(())
+}
+
+/// [`check_output`] for a digest's `final` and one-shot: `outsz` must be
+/// exactly `need`. `EVP_DigestFinal_ex` passes exactly the digest size, and
+/// `EVP_DigestFinalXOF` its length, which `set_ctx_params` only accepts
+/// equal to it; a larger `outsz` means a caller asking for an XOF output
+/// (newer OpenSSL 3.x may call `final` with the requested length even after
+/// the `xoflen` set was refused), which a Pavelor digest is not.
+fn check_digest_output(
+    out: *mut u8,
+    outl: *mut usize,
+    outsz: usize,
+    need: usize,
+) -> Result<(), Reason> {
+    check_output(out, outl, outsz, need)?;
+    if outsz != need {
+        return Err(Reason::OutputSizeNotDigestSize);
     }
     Ok(())
 }
@@ -318,15 +383,20 @@ unsafe extern "C" fn digest_newctx<const I: usize>(provctx: *mut c_void) -> *mut
     let Some(prov) = (unsafe { prov_ref(provctx) }) else {
         return std::ptr::null_mut();
     };
-    guarded(Some(prov), c"digest_newctx", std::ptr::null_mut(), || {
-        let ctx = Box::new(DigestCtx {
-            prov,
-            alg: Algorithm::ALL[I],
-            hasher: None,
-            len_confirmed: false,
-        });
-        Box::into_raw(ctx).cast()
-    })
+    guarded(
+        Some(prov),
+        site!(c"digest_newctx"),
+        std::ptr::null_mut(),
+        || {
+            let ctx = Box::new(DigestCtx {
+                prov,
+                alg: Algorithm::ALL[I],
+                hasher: None,
+                len_confirmed: false,
+            });
+            Box::into_raw(ctx).cast()
+        },
+    )
 }
 
 /// The digest context behind `dctx`, if non-NULL.
@@ -342,6 +412,22 @@ unsafe fn ctx_mut<'a>(dctx: *mut c_void) -> Option<&'a mut DigestCtx> {
     unsafe { dctx.cast::<DigestCtx>().as_mut() }
 }
 
+/// The digest context behind `dctx`, if non-NULL, read only: for
+/// `dupctx`, whose source OpenSSL declares `const` (`EVP_MD_CTX_copy_ex`
+/// takes `const EVP_MD_CTX *in`), so two threads may copy from one context
+/// at once; a `&mut` there would alias.
+///
+/// # Safety
+///
+/// `dctx` must be NULL or a pointer returned by `digest_newctx` /
+/// `digest_dupctx` and not yet freed, not modified by another thread
+/// during the call (concurrent readers are fine).
+unsafe fn ctx_ref<'a>(dctx: *const c_void) -> Option<&'a DigestCtx> {
+    // SAFETY: per the contract, a live `DigestCtx` made by `Box::into_raw`
+    // (or NULL), only read for `'a`.
+    unsafe { dctx.cast::<DigestCtx>().as_ref() }
+}
+
 /// `OSSL_FUNC_digest_init`: (re)starts the hash. No settable parameters;
 /// `params` is ignored.
 unsafe extern "C" fn digest_init(dctx: *mut c_void, _params: *const OsslParam) -> c_int {
@@ -350,7 +436,7 @@ unsafe extern "C" fn digest_init(dctx: *mut c_void, _params: *const OsslParam) -
         return 0;
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"digest_init", 0, || {
+    guarded(Some(prov), site!(c"digest_init"), 0, || {
         match ctx.alg.hasher_with(prov.backend) {
             Ok(h) => {
                 ctx.hasher = Some(h);
@@ -358,7 +444,7 @@ unsafe extern "C" fn digest_init(dctx: *mut c_void, _params: *const OsslParam) -
                 1
             }
             Err(_) => {
-                prov.raise(Reason::Backend, c"digest_init", line!());
+                raise!(prov, Reason::Backend, c"digest_init");
                 0
             }
         }
@@ -372,7 +458,7 @@ unsafe extern "C" fn digest_update(dctx: *mut c_void, data: *const u8, len: usiz
         return 0;
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"digest_update", 0, || {
+    guarded(Some(prov), site!(c"digest_update"), 0, || {
         // SAFETY: the caller gives `len` readable bytes at `data` for the
         // call (EVP_DigestUpdate's contract); `input` checks NULL and size.
         let result = unsafe { input(data, len) }.and_then(|bytes| {
@@ -383,7 +469,7 @@ unsafe extern "C" fn digest_update(dctx: *mut c_void, data: *const u8, len: usiz
         match result {
             Ok(()) => 1,
             Err(reason) => {
-                prov.raise(reason, c"digest_update", line!());
+                raise!(prov, reason, c"digest_update");
                 0
             }
         }
@@ -402,17 +488,17 @@ unsafe extern "C" fn digest_final(
         return 0;
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"digest_final", 0, || {
+    guarded(Some(prov), site!(c"digest_final"), 0, || {
         let need = ctx.alg.output_len();
-        let result = check_output(out, outl, outsz, need).and_then(|()| {
+        let result = check_digest_output(out, outl, outsz, need).and_then(|()| {
             if need > EVP_MAX_MD_SIZE && !ctx.len_confirmed {
                 return Err(Reason::LongDigest);
             }
             let h = ctx.hasher.take().ok_or(Reason::NotInitialized)?;
             ctx.len_confirmed = false;
             let digest = h.finalize();
-            // SAFETY: `check_output` saw non-NULL `out`/`outl` and
-            // `outsz >= output_len == digest.len()`; the caller gives
+            // SAFETY: `check_digest_output` saw non-NULL `out`/`outl` and
+            // `outsz == output_len == digest.len()`; the caller gives
             // `outsz` writable bytes there (EVP_DigestFinal_ex's contract);
             // `digest` is a local.
             unsafe { write_output(&digest, out, outl) };
@@ -421,7 +507,7 @@ unsafe extern "C" fn digest_final(
         match result {
             Ok(()) => 1,
             Err(reason) => {
-                prov.raise(reason, c"digest_final", line!());
+                raise!(prov, reason, c"digest_final");
                 0
             }
         }
@@ -441,17 +527,17 @@ unsafe extern "C" fn digest_oneshot<const I: usize>(
     let Some(prov) = (unsafe { prov_ref(provctx) }) else {
         return 0;
     };
-    guarded(Some(prov), c"digest_digest", 0, || {
+    guarded(Some(prov), site!(c"digest_digest"), 0, || {
         let alg = Algorithm::ALL[I];
-        let result = check_output(out, outl, outsz, alg.output_len()).and_then(|()| {
+        let result = check_digest_output(out, outl, outsz, alg.output_len()).and_then(|()| {
             // SAFETY: the caller gives `len` readable bytes at `data`;
             // `input` checks NULL and size.
             let bytes = unsafe { input(data, len) }?;
             let digest = alg
                 .digest_with(prov.backend, bytes)
                 .map_err(|_| Reason::Backend)?;
-            // SAFETY: as in `digest_final`: checked non-NULL and large
-            // enough; `digest` is a local. The input slice is not used after
+            // SAFETY: as in `digest_final`: checked non-NULL and of exactly
+            // the digest size; `digest` is a local. The input slice is not used after
             // this point, so an overlapping output is harmless.
             unsafe { write_output(&digest, out, outl) };
             Ok(())
@@ -459,7 +545,7 @@ unsafe extern "C" fn digest_oneshot<const I: usize>(
         match result {
             Ok(()) => 1,
             Err(reason) => {
-                prov.raise(reason, c"digest_digest", line!());
+                raise!(prov, reason, c"digest_digest");
                 0
             }
         }
@@ -479,20 +565,27 @@ unsafe extern "C" fn digest_freectx(dctx: *mut c_void) {
 
 /// `OSSL_FUNC_digest_dupctx`: an independent copy, mid-message included.
 unsafe extern "C" fn digest_dupctx(dctx: *mut c_void) -> *mut c_void {
-    // SAFETY: OpenSSL passes a context this provider made.
-    let Some(ctx) = (unsafe { ctx_mut(dctx) }) else {
+    // SAFETY: OpenSSL passes a context this provider made, which it only
+    // reads during the copy (possibly from several threads at once), so a
+    // shared reference.
+    let Some(ctx) = (unsafe { ctx_ref(dctx) }) else {
         return std::ptr::null_mut();
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"digest_dupctx", std::ptr::null_mut(), || {
-        let copy = Box::new(DigestCtx {
-            prov: ctx.prov,
-            alg: ctx.alg,
-            hasher: ctx.hasher.clone(),
-            len_confirmed: ctx.len_confirmed,
-        });
-        Box::into_raw(copy).cast()
-    })
+    guarded(
+        Some(prov),
+        site!(c"digest_dupctx"),
+        std::ptr::null_mut(),
+        || {
+            let copy = Box::new(DigestCtx {
+                prov: ctx.prov,
+                alg: ctx.alg,
+                hasher: ctx.hasher.clone(),
+                len_confirmed: ctx.len_confirmed,
+            });
+            Box::into_raw(copy).cast()
+        },
+    )
 }
 
 /// `OSSL_FUNC_digest_get_params` for `Algorithm::ALL[I]`: `size`,
@@ -500,7 +593,7 @@ unsafe extern "C" fn digest_dupctx(dctx: *mut c_void) -> *mut c_void {
 /// `algid-absent` = 0. (No context, so a bad request just returns 0; the
 /// core reports the failure.)
 unsafe extern "C" fn digest_get_params<const I: usize>(params: *mut OsslParam) -> c_int {
-    guarded(None, c"digest_get_params", 0, || {
+    guarded(None, site!(c"digest_get_params"), 0, || {
         let alg = Algorithm::ALL[I];
         // SAFETY: OpenSSL passes a terminated OSSL_PARAM array whose
         // buffers are writable for the call.
@@ -530,7 +623,7 @@ unsafe extern "C" fn digest_set_ctx_params(dctx: *mut c_void, params: *const Oss
         return 0;
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"digest_set_ctx_params", 0, || {
+    guarded(Some(prov), site!(c"digest_set_ctx_params"), 0, || {
         let need = ctx.alg.output_len() as u64;
         let mut confirmed = ctx.len_confirmed;
         // SAFETY: OpenSSL passes a terminated OSSL_PARAM array whose buffers
@@ -553,7 +646,7 @@ unsafe extern "C" fn digest_set_ctx_params(dctx: *mut c_void, params: *const Oss
                 1
             }
             Err(_) => {
-                prov.raise(Reason::BadParameter, c"digest_set_ctx_params", line!());
+                raise!(prov, Reason::BadParameter, c"digest_set_ctx_params");
                 0
             }
         }
@@ -772,7 +865,7 @@ unsafe extern "C" fn provider_get_params(provctx: *mut c_void, params: *mut Ossl
     let Some(prov) = (unsafe { prov_ref(provctx) }) else {
         return 0;
     };
-    guarded(Some(prov), c"provider_get_params", 0, || {
+    guarded(Some(prov), site!(c"provider_get_params"), 0, || {
         // SAFETY: OpenSSL passes a terminated OSSL_PARAM array whose
         // buffers are writable for the call.
         let result = unsafe {
@@ -876,7 +969,7 @@ pub unsafe extern "C" fn OSSL_provider_init(
     if out.is_null() || provctx.is_null() {
         return 0;
     }
-    guarded(None, c"OSSL_provider_init", 0, || {
+    guarded(None, site!(c"OSSL_provider_init"), 0, || {
         let mut new_error = None;
         let mut set_error_debug = None;
         let mut vset_error = None;

@@ -166,33 +166,58 @@ unsafe fn mac_mut<'a>(mctx: *mut c_void) -> Option<&'a mut MacCtx> {
     unsafe { mctx.cast::<MacCtx>().as_mut() }
 }
 
+/// The MAC context behind `mctx`, if non-NULL, read only: for `dupctx`,
+/// whose source OpenSSL declares `const` (`EVP_MAC_CTX_dup(const
+/// EVP_MAC_CTX *src)`), so two threads may copy from one context at once.
+///
+/// # Safety
+///
+/// `mctx` must be NULL or a pointer returned by `mac_newctx` /
+/// `mac_dupctx`, not yet freed, not modified by another thread during the
+/// call (concurrent readers are fine).
+unsafe fn ctx_ref<'a>(mctx: *const c_void) -> Option<&'a MacCtx> {
+    // SAFETY: per the contract, a live `MacCtx` made by `Box::into_raw` (or
+    // NULL), only read for `'a`.
+    unsafe { mctx.cast::<MacCtx>().as_ref() }
+}
+
 /// `OSSL_FUNC_mac_newctx`.
 pub unsafe extern "C" fn mac_newctx(provctx: *mut c_void) -> *mut c_void {
     // SAFETY: OpenSSL passes the context `OSSL_provider_init` returned.
     let Some(prov) = (unsafe { prov_ref(provctx) }) else {
         return std::ptr::null_mut();
     };
-    guarded(Some(prov), c"mac_newctx", std::ptr::null_mut(), || {
-        Box::into_raw(Box::new(MacCtx {
-            prov,
-            alg: None,
-            keyed: None,
-            running: None,
-        }))
-        .cast()
-    })
+    guarded(
+        Some(prov),
+        site!(c"mac_newctx"),
+        std::ptr::null_mut(),
+        || {
+            Box::into_raw(Box::new(MacCtx {
+                prov,
+                alg: None,
+                keyed: None,
+                running: None,
+            }))
+            .cast()
+        },
+    )
 }
 
 /// `OSSL_FUNC_mac_dupctx`: an independent copy, mid-message included.
 pub unsafe extern "C" fn mac_dupctx(mctx: *mut c_void) -> *mut c_void {
-    // SAFETY: OpenSSL passes a context this provider made.
-    let Some(ctx) = (unsafe { mac_mut(mctx) }) else {
+    // SAFETY: OpenSSL passes a context this provider made, which it only
+    // reads during the copy (possibly from several threads at once), so a
+    // shared reference.
+    let Some(ctx) = (unsafe { ctx_ref(mctx) }) else {
         return std::ptr::null_mut();
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"mac_dupctx", std::ptr::null_mut(), || {
-        Box::into_raw(Box::new(ctx.clone())).cast()
-    })
+    guarded(
+        Some(prov),
+        site!(c"mac_dupctx"),
+        std::ptr::null_mut(),
+        || Box::into_raw(Box::new(ctx.clone())).cast(),
+    )
 }
 
 /// `OSSL_FUNC_mac_freectx`: drops (and so wipes) the keyed states.
@@ -219,7 +244,7 @@ pub unsafe extern "C" fn mac_init(
         return 0;
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"mac_init", 0, || {
+    guarded(Some(prov), site!(c"mac_init"), 0, || {
         let result = (|| {
             // SAFETY: OpenSSL passes a terminated OSSL_PARAM array (or NULL).
             unsafe { ctx.set_params(params) }?;
@@ -240,7 +265,7 @@ pub unsafe extern "C" fn mac_init(
         match result {
             Ok(()) => 1,
             Err(reason) => {
-                prov.raise(reason, c"mac_init", line!());
+                raise!(prov, reason, c"mac_init");
                 0
             }
         }
@@ -254,7 +279,7 @@ pub unsafe extern "C" fn mac_update(mctx: *mut c_void, data: *const u8, len: usi
         return 0;
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"mac_update", 0, || {
+    guarded(Some(prov), site!(c"mac_update"), 0, || {
         // SAFETY: the caller gives `len` readable bytes at `data`; `input`
         // checks NULL and size.
         let result = unsafe { input(data, len) }.and_then(|bytes| {
@@ -267,7 +292,7 @@ pub unsafe extern "C" fn mac_update(mctx: *mut c_void, data: *const u8, len: usi
         match result {
             Ok(()) => 1,
             Err(reason) => {
-                prov.raise(reason, c"mac_update", line!());
+                raise!(prov, reason, c"mac_update");
                 0
             }
         }
@@ -287,7 +312,7 @@ pub unsafe extern "C" fn mac_final(
         return 0;
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"mac_final", 0, || {
+    guarded(Some(prov), site!(c"mac_final"), 0, || {
         let result = (|| {
             let alg = ctx.alg.ok_or(Reason::NotInitialized)?;
             let len = alg.output_len();
@@ -305,7 +330,7 @@ pub unsafe extern "C" fn mac_final(
         match result {
             Ok(()) => 1,
             Err(reason) => {
-                prov.raise(reason, c"mac_final", line!());
+                raise!(prov, reason, c"mac_final");
                 0
             }
         }
@@ -319,12 +344,12 @@ pub unsafe extern "C" fn mac_set_ctx_params(mctx: *mut c_void, params: *const Os
         return 0;
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"mac_set_ctx_params", 0, || {
+    guarded(Some(prov), site!(c"mac_set_ctx_params"), 0, || {
         // SAFETY: OpenSSL passes a terminated OSSL_PARAM array (or NULL).
         match unsafe { ctx.set_params(params) } {
             Ok(()) => 1,
             Err(reason) => {
-                prov.raise(reason, c"mac_set_ctx_params", line!());
+                raise!(prov, reason, c"mac_set_ctx_params");
                 0
             }
         }
@@ -339,7 +364,7 @@ pub unsafe extern "C" fn mac_get_ctx_params(mctx: *mut c_void, params: *mut Ossl
         return 0;
     };
     let prov = ctx.prov();
-    guarded(Some(prov), c"mac_get_ctx_params", 0, || {
+    guarded(Some(prov), site!(c"mac_get_ctx_params"), 0, || {
         let (size, block) = ctx
             .alg
             .map_or((0, 0), |a| (a.output_len() as u64, a.rate_len() as u64));
@@ -359,7 +384,7 @@ pub unsafe extern "C" fn mac_get_ctx_params(mctx: *mut c_void, params: *mut Ossl
         match result {
             Ok(()) => 1,
             Err(_) => {
-                prov.raise(Reason::BadParameter, c"mac_get_ctx_params", line!());
+                raise!(prov, Reason::BadParameter, c"mac_get_ctx_params");
                 0
             }
         }

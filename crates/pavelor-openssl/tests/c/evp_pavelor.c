@@ -84,9 +84,9 @@ static int finish(EVP_MD_CTX *ctx, unsigned char *out, size_t size) {
     return EVP_DigestFinalXOF(ctx, out, size) == 1;
 }
 
-/* The provider's own one-shot digest function (OSSL_FUNC_DIGEST_DIGEST),
- * found through OSSL_PROVIDER_query_operation. */
-static OSSL_FUNC_digest_digest_fn *oneshot_fn(OSSL_PROVIDER *prov, const char *name) {
+/* The provider's own function `id` for the digest `name`, found through
+ * OSSL_PROVIDER_query_operation. */
+static const OSSL_DISPATCH *digest_entry(OSSL_PROVIDER *prov, const char *name, int id) {
     int no_cache = 0;
     const OSSL_ALGORITHM *algs = OSSL_PROVIDER_query_operation(prov, OSSL_OP_DIGEST, &no_cache);
     CHECK(algs != NULL);
@@ -96,11 +96,16 @@ static OSSL_FUNC_digest_digest_fn *oneshot_fn(OSSL_PROVIDER *prov, const char *n
             continue;
         CHECK(strcmp(algs->property_definition, "provider=pavelor") == 0);
         for (const OSSL_DISPATCH *d = algs->implementation; d->function_id != 0; d++)
-            if (d->function_id == OSSL_FUNC_DIGEST_DIGEST)
-                return OSSL_FUNC_digest_digest(d);
+            if (d->function_id == id)
+                return d;
     }
-    fail("no OSSL_FUNC_DIGEST_DIGEST");
+    fail("no such digest function");
     return NULL;
+}
+
+/* The provider's own one-shot digest function (OSSL_FUNC_DIGEST_DIGEST). */
+static OSSL_FUNC_digest_digest_fn *oneshot_fn(OSSL_PROVIDER *prov, const char *name) {
+    return OSSL_FUNC_digest_digest(digest_entry(prov, name, OSSL_FUNC_DIGEST_DIGEST));
 }
 
 static void kat_mode(void) {
@@ -136,7 +141,7 @@ static void kat_mode(void) {
         {
             size_t n = 0;
             memset(got, 0, sizeof got);
-            CHECK(oneshot_fn(prov, v->name)(provctx, msg, len, got, &n, sizeof got) == 1);
+            CHECK(oneshot_fn(prov, v->name)(provctx, msg, len, got, &n, dlen) == 1);
             CHECK(n == dlen && memcmp(got, want, dlen) == 0);
         }
         /* Init/update/final in one update. */
@@ -254,6 +259,22 @@ static void expect_error(int ok, const char *text, const char *what) {
     ERR_clear_error();
 }
 
+/* Expects the earliest error on the queue to have been raised in the
+ * provider's source file `file` (a path suffix), function `func`, at a
+ * line > 0 (set_error_debug); leaves the queue as it is. */
+static void expect_error_site(const char *file, const char *func, const char *what) {
+    const char *f = NULL, *fn = NULL;
+    int line = 0;
+    CHECK(ERR_peek_error_all(&f, &line, &fn, NULL, NULL) != 0);
+    size_t fl = f ? strlen(f) : 0, sl = strlen(file);
+    if (f == NULL || fl < sl || strcmp(f + fl - sl, file) != 0 || fn == NULL ||
+        strcmp(fn, func) != 0 || line <= 0) {
+        fprintf(stderr, "FAIL: %s: expected an error from %s (%s), got %s:%d (%s)\n", what, file,
+                func, f ? f : "(null)", line, fn ? fn : "(null)");
+        exit(1);
+    }
+}
+
 /* Expects `ok == 0` and some error on the queue (raised by EVP before the
  * provider is reached); clears the queue. */
 static void expect_any_error(int ok, const char *what) {
@@ -296,13 +317,18 @@ static void errors_mode(void) {
         /* The failures above did not consume the context. */
         CHECK(finish(ctx, buf, dlen));
         CHECK(ERR_peek_error() == 0);
-        /* Final again without init: not initialized. */
-        expect_error(finish(ctx, buf, dlen), "not initialized", "final after final");
+        /* Final again without init: not initialized, raised in lib.rs. */
+        CHECK(!finish(ctx, buf, dlen));
+        expect_error_site("lib.rs", "digest_final", "final after final");
+        expect_error(0, "not initialized", "final after final");
 
         /* The provider's one-shot function: NULL and short buffers. */
         OSSL_FUNC_digest_digest_fn *oneshot = oneshot_fn(prov, NAMES[i]);
         expect_error(oneshot(provctx, (const unsigned char *)"abc", 3, buf, &n, dlen - 1),
                      "smaller than the digest", "one-shot with outsz = size - 1");
+        /* Exactly the digest size: a larger outsz asks for an XOF output. */
+        expect_error(oneshot(provctx, (const unsigned char *)"abc", 3, buf, &n, dlen + 1),
+                     "not the digest size", "one-shot with outsz = size + 1");
         expect_error(oneshot(provctx, (const unsigned char *)"abc", 3, NULL, &n, dlen),
                      "NULL pointer", "one-shot with out = NULL");
         expect_error(oneshot(provctx, (const unsigned char *)"abc", 3, buf, NULL, dlen),
@@ -312,6 +338,43 @@ static void errors_mode(void) {
         CHECK(oneshot(provctx, NULL, 0, buf, &n, dlen) == 1 && n == dlen);
         CHECK(oneshot(NULL, NULL, 0, buf, &n, dlen) == 0); /* no provctx: plain failure */
         ERR_clear_error();
+
+        /* The provider's final called directly (as a newer OpenSSL may after
+         * a refused xoflen): outsz must be exactly the digest size, and a
+         * refused final leaves the context usable. */
+        {
+            OSSL_FUNC_digest_newctx_fn *newctx =
+                OSSL_FUNC_digest_newctx(digest_entry(prov, NAMES[i], OSSL_FUNC_DIGEST_NEWCTX));
+            OSSL_FUNC_digest_init_fn *init =
+                OSSL_FUNC_digest_init(digest_entry(prov, NAMES[i], OSSL_FUNC_DIGEST_INIT));
+            OSSL_FUNC_digest_final_fn *dfinal =
+                OSSL_FUNC_digest_final(digest_entry(prov, NAMES[i], OSSL_FUNC_DIGEST_FINAL));
+            OSSL_FUNC_digest_freectx_fn *freectx =
+                OSSL_FUNC_digest_freectx(digest_entry(prov, NAMES[i], OSSL_FUNC_DIGEST_FREECTX));
+            OSSL_FUNC_digest_set_ctx_params_fn *set_params = OSSL_FUNC_digest_set_ctx_params(
+                digest_entry(prov, NAMES[i], OSSL_FUNC_DIGEST_SET_CTX_PARAMS));
+            void *dctx = newctx(provctx);
+            CHECK(dctx != NULL && init(dctx, NULL) == 1);
+            size_t xoflen = dlen + 1;
+            OSSL_PARAM xof[] = {
+                OSSL_PARAM_construct_size_t(OSSL_DIGEST_PARAM_XOFLEN, &xoflen),
+                OSSL_PARAM_construct_end(),
+            };
+            expect_error(set_params(dctx, xof), "bad parameter", "set xoflen = size + 1");
+            expect_error(dfinal(dctx, buf, &n, dlen + 1), "not the digest size",
+                         "provider final with outsz = size + 1");
+            expect_error(dfinal(dctx, buf, &n, dlen - 1), "smaller than the digest",
+                         "provider final with outsz = size - 1");
+            if (dlen <= EVP_MAX_MD_SIZE) {
+                CHECK(dfinal(dctx, buf, &n, dlen) == 1 && n == dlen);
+            } else {
+                xoflen = dlen;
+                CHECK(set_params(dctx, xof) == 1);
+                CHECK(dfinal(dctx, buf, &n, dlen) == 1 && n == dlen);
+            }
+            CHECK(ERR_peek_error() == 0);
+            freectx(dctx);
+        }
 
         EVP_MD_CTX_free(ctx);
         EVP_MD_free(md);
@@ -323,8 +386,10 @@ static void errors_mode(void) {
         CHECK(mac != NULL);
         EVP_MAC_CTX *m = EVP_MAC_CTX_new(mac);
         CHECK(m != NULL);
-        expect_error(EVP_MAC_init(m, (const unsigned char *)"k", 1, NULL), "bad parameter",
-                     "MAC init without a digest");
+        /* Raised in mac.rs (not lib.rs); the text names the MAC's digest. */
+        CHECK(EVP_MAC_init(m, (const unsigned char *)"k", 1, NULL) == 0);
+        expect_error_site("mac.rs", "mac_init", "MAC init without a digest");
+        expect_error(0, "PAVELOR-HMAC needs its digest", "MAC init without a digest");
         OSSL_PARAM bad[] = {
             OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0),
             OSSL_PARAM_construct_end(),
@@ -338,6 +403,13 @@ static void errors_mode(void) {
         CHECK(EVP_MAC_CTX_get_mac_size(m) == 96);
         CHECK(EVP_MAC_init(m, (const unsigned char *)"k", 1, NULL) == 1);
         expect_error(EVP_MAC_update(m, NULL, 2), "NULL pointer", "MAC update(NULL, 2)");
+        /* Final, then update without init: "context not initialized", from
+         * mac.rs (no "digest context" for a MAC). */
+        CHECK(EVP_MAC_final(m, buf, &n, sizeof buf) == 1 && n == 96);
+        CHECK(EVP_MAC_update(m, (const unsigned char *)"x", 1) == 0);
+        expect_error_site("mac.rs", "mac_update", "MAC update after final");
+        expect_error(0, "context not initialized", "MAC update after final");
+        CHECK(EVP_MAC_init(m, NULL, 0, NULL) == 1);
         /* EVP checks the size before the provider sees it. */
         expect_any_error(EVP_MAC_final(m, buf, &n, 95), "MAC final with outsize 95");
         CHECK(EVP_MAC_final(m, buf, &n, sizeof buf) == 1 && n == 96);
@@ -444,6 +516,88 @@ static void *hash_thread(void *p) {
     return NULL;
 }
 
+/* One mid-message digest context and one MAC context, copied from by
+ * several threads at once (OpenSSL declares the source of
+ * EVP_MD_CTX_copy_ex and EVP_MAC_CTX_dup `const`). */
+struct shared_src {
+    const EVP_MD_CTX *md;
+    const EVP_MAC_CTX *mac;
+    const unsigned char *rest;
+    size_t rest_len, dlen;
+    const unsigned char *want, *want_tag;
+    int ok[64];
+};
+
+static struct shared_src SHARED;
+
+static void *copy_thread(void *p) {
+    int id = *(int *)p;
+    SHARED.ok[id] = 0;
+    for (int r = 0; r < 200; r++) {
+        unsigned char got[MAX_DIGEST];
+        size_t n = 0;
+        EVP_MD_CTX *c = EVP_MD_CTX_new();
+        int good = c != NULL && EVP_MD_CTX_copy_ex(c, SHARED.md) == 1 &&
+                   EVP_DigestUpdate(c, SHARED.rest, SHARED.rest_len) == 1 &&
+                   finish(c, got, SHARED.dlen) && memcmp(got, SHARED.want, SHARED.dlen) == 0;
+        EVP_MD_CTX_free(c);
+        EVP_MAC_CTX *m = good ? EVP_MAC_CTX_dup(SHARED.mac) : NULL;
+        good = m != NULL && EVP_MAC_update(m, SHARED.rest, SHARED.rest_len) == 1 &&
+               EVP_MAC_final(m, got, &n, sizeof got) == 1 && n == SHARED.dlen &&
+               memcmp(got, SHARED.want_tag, n) == 0;
+        EVP_MAC_CTX_free(m);
+        if (!good)
+            return NULL;
+    }
+    SHARED.ok[id] = 1;
+    return NULL;
+}
+
+static void concurrent_copies(int nthreads) {
+    const struct kat_vector *v = &KAT_VECTORS[N_KATS - 1];
+    static unsigned char msg[MAX_MSG], want[MAX_DIGEST], tag[MAX_DIGEST];
+    size_t len = unhex(v->msg_hex, msg, sizeof msg);
+    size_t dlen = unhex(v->digest_hex, want, sizeof want), n = 0;
+    size_t half = len / 2;
+    EVP_MD *md = EVP_MD_fetch(NULL, v->name, NULL);
+    EVP_MAC *mac = EVP_MAC_fetch(NULL, "PAVELOR-HMAC", NULL);
+    CHECK(md != NULL && mac != NULL);
+    EVP_MD_CTX *src = EVP_MD_CTX_new();
+    EVP_MAC_CTX *msrc = EVP_MAC_CTX_new(mac);
+    CHECK(src != NULL && msrc != NULL);
+    CHECK(EVP_DigestInit_ex(src, md, NULL) == 1 && EVP_DigestUpdate(src, msg, half) == 1);
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)v->name, 0),
+        OSSL_PARAM_construct_end(),
+    };
+    /* The expected tag: computed in one go first. */
+    CHECK(EVP_MAC_init(msrc, (const unsigned char *)"key", 3, params) == 1);
+    CHECK(EVP_MAC_update(msrc, msg, len) == 1);
+    CHECK(EVP_MAC_final(msrc, tag, &n, sizeof tag) == 1 && n == dlen);
+    CHECK(EVP_MAC_init(msrc, NULL, 0, NULL) == 1 && EVP_MAC_update(msrc, msg, half) == 1);
+    SHARED.md = src;
+    SHARED.mac = msrc;
+    SHARED.rest = msg + half;
+    SHARED.rest_len = len - half;
+    SHARED.dlen = dlen;
+    SHARED.want = want;
+    SHARED.want_tag = tag;
+    pthread_t th[64];
+    int ids[64];
+    for (int t = 0; t < nthreads; t++) {
+        ids[t] = t;
+        CHECK(pthread_create(&th[t], NULL, copy_thread, &ids[t]) == 0);
+    }
+    for (int t = 0; t < nthreads; t++) {
+        CHECK(pthread_join(th[t], NULL) == 0);
+        CHECK(SHARED.ok[t] == 1);
+    }
+    EVP_MAC_CTX_free(msrc);
+    EVP_MD_CTX_free(src);
+    EVP_MAC_free(mac);
+    EVP_MD_free(md);
+}
+
 static void stress_mode(int argc, char **argv) {
     if (argc != 4)
         fail("usage: stress ROUNDS THREADS");
@@ -482,9 +636,11 @@ static void stress_mode(int argc, char **argv) {
         CHECK(pthread_join(th[t], NULL) == 0);
         CHECK(args[t].ok == 1);
     }
+    concurrent_copies(nthreads);
     CHECK(OSSL_PROVIDER_unload(prov) == 1);
-    printf("stress: %d load/use/unload rounds, %d threads x 20 x %zu digests OK\n", rounds,
-           nthreads, N_KATS);
+    printf("stress: %d load/use/unload rounds, %d threads x 20 x %zu digests, %d threads x 200 "
+           "copies of one digest and one MAC context OK\n",
+           rounds, nthreads, N_KATS, nthreads);
 }
 
 int main(int argc, char **argv) {
