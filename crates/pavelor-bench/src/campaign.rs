@@ -172,12 +172,17 @@ fn run_worker(
     match out.ended {
         Ended::Exited { code: 0 } => {}
         Ended::Exited { .. } => {
-            let err = out.stderr.trim();
-            let err = err.lines().last().unwrap_or(err);
-            return Err(format!(
-                "{what} failed: {}",
-                err.trim_start_matches("pavelor trial: ")
-            ));
+            // The worker's own message, not whatever the library printed
+            // (its stdout goes to stderr too) after it.
+            let err = out
+                .stderr
+                .lines()
+                .rev()
+                .find(|l| l.starts_with("pavelor trial:"))
+                .unwrap_or("worker failed")
+                .trim_start_matches("pavelor trial:")
+                .trim();
+            return Err(format!("{what} failed: {err}"));
         }
         ended => return Err(format!("{what}: {}", ended.describe())),
     }

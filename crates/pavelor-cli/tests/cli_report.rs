@@ -652,3 +652,87 @@ int CryptHash(int b, const unsigned char *m, unsigned long long n, unsigned char
         .count();
     assert_eq!(records, 3 * backends * 3);
 }
+
+/// C source of a library whose `CryptHash` forwards to `real_so` (ours);
+/// `top` is added at file level, `in_call` at the start of every call.
+fn forwarding_shim(real_so: &Path, top: &str, in_call: &str) -> String {
+    format!(
+        r#"
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+typedef int (*ch_t)(int, const unsigned char *, unsigned long long, unsigned char *);
+static ch_t real;
+{top}
+int CryptHash(int b, const unsigned char *m, unsigned long long n, unsigned char *d) {{
+    {in_call}
+    if (!real) {{
+        void *h = dlopen("{}", RTLD_NOW | RTLD_LOCAL);
+        if (!h) return 99;
+        real = (ch_t)dlsym(h, "CryptHash");
+        if (!real) return 98;
+    }}
+    return real(b, m, n, d);
+}}
+"#,
+        real_so.display()
+    )
+}
+
+/// `pavelor report --quick` of one library, one trial of 32 bytes.
+fn report_one_lib(out: &Path, name: &str, so: &Path, timeout: &str) -> std::process::Output {
+    pavelor()
+        .args([
+            "report",
+            "--quick",
+            "--trials",
+            "1",
+            "--sizes",
+            "32",
+            "--no-compare",
+            "--timeout",
+            timeout,
+            "--out",
+        ])
+        .arg(out)
+        .arg("--lib")
+        .arg(format!("{name}={}", so.display()))
+        .output()
+        .unwrap()
+}
+
+/// A correct library that prints on stdout, in a constructor and in
+/// `CryptHash` (C stdio: flushed at exit, after the worker's answer), is
+/// still a PASS and is timed: its output cannot reach the worker's answer.
+#[test]
+fn a_library_printing_on_stdout_still_passes_and_is_timed() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = our_crypthash();
+    let src = forwarding_shim(
+        &good,
+        r#"__attribute__((constructor)) static void hello(void) { printf("hello from the constructor\n"); }
+static int said;"#,
+        r#"if (!said) { said = 1; printf("{\"calls\": 1}\nnoise without a newline"); }"#,
+    );
+    let noisy = cc_shared(dir.path(), "noisy", &src);
+    let out = dir.path().join("report");
+    let result = report_one_lib(&out, "noisy", &noisy, "20");
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    let gate = json(&out.join("records/library-noisy.json"));
+    assert_eq!(gate["status"], "PASS", "{gate}\n{stderr}");
+    assert_eq!(gate["instances"], serde_json::json!(["Pavelor-512"]));
+    assert!(
+        gate["behaviour"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["conforms"] == true),
+        "{gate}"
+    );
+    let rec = json(&out.join("records/lib-noisy.pavelor-512.S1-32.json"));
+    assert!(rec["mean_cycles"].as_f64().unwrap() > 0.0, "{rec}");
+    assert_eq!(result.status.code(), Some(0), "{stderr}");
+    // No figure was lost to an unreadable answer.
+    assert!(!out.join("records/failures.json").exists(), "{stderr}");
+}
