@@ -186,6 +186,11 @@ fn run_worker(
         }
         ended => return Err(format!("{what}: {}", ended.describe())),
     }
+    if out.stdout_truncated {
+        return Err(format!(
+            "{what}: unreadable trial result: longer than 16 MiB or not closed"
+        ));
+    }
     let result =
         serde_json::from_slice(&out.stdout).map_err(|e| format!("unreadable trial result: {e}"))?;
     Ok((result, command_line))

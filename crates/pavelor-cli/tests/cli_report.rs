@@ -736,3 +736,69 @@ static int said;"#,
     // No figure was lost to an unreadable answer.
     assert!(!out.join("records/failures.json").exists(), "{stderr}");
 }
+
+/// Whether process `pid` is gone: `kill(pid, 0)` fails (or it is a zombie
+/// its new parent has not reaped yet), waiting up to 5 s for a SIGKILL.
+fn eventually_gone(pid: i32) -> bool {
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(5) {
+        let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|r| r.trim_start().starts_with('Z'))
+        });
+        if !alive || zombie {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// A correct library whose constructor forks a child that sleeps 600 s
+/// (holding the worker's pipes): every worker still ends at once, the
+/// gate passes and the library is timed well within the time limit, and
+/// no forked child survives its worker.
+#[test]
+fn a_library_forking_a_sleeper_neither_hangs_the_campaign_nor_leaves_it_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = our_crypthash();
+    let pids = dir.path().join("pids");
+    let top = format!(
+        r#"__attribute__((constructor)) static void sleeper(void) {{
+    pid_t p = fork();
+    if (p == 0) {{ sleep(600); _exit(0); }}
+    if (p > 0) {{
+        FILE *f = fopen("{}", "a");
+        if (f) {{ fprintf(f, "%d\n", (int)p); fclose(f); }}
+    }}
+}}"#,
+        pids.display()
+    );
+    let forky = cc_shared(dir.path(), "forky", &forwarding_shim(&good, &top, ""));
+    let out = dir.path().join("report");
+    let start = Instant::now();
+    let result = report_one_lib(&out, "forky", &forky, "5");
+    let took = start.elapsed();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    let gate = json(&out.join("records/library-forky.json"));
+    assert_eq!(gate["status"], "PASS", "{gate}\n{stderr}");
+    assert!(
+        out.join("records/lib-forky.pavelor-512.S1-32.json")
+            .is_file()
+    );
+    assert_eq!(result.status.code(), Some(0), "{stderr}");
+    // Probe, 4 bad-input checks, 3 KAT files, calibration and a trial: ten
+    // workers, each of which would have waited 600 s for its sleeper.
+    assert!(took < Duration::from_secs(300), "took {took:?}");
+    let pids: Vec<i32> = std::fs::read_to_string(&pids)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert!(pids.len() >= 10, "{pids:?}");
+    for pid in pids {
+        assert!(eventually_gone(pid), "forked child {pid} survived");
+    }
+}

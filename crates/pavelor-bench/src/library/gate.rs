@@ -158,6 +158,10 @@ fn ask<T: DeserializeOwned>(worker: &WorkerCommand, task: &LibTask, limit: Durat
     };
     let context = last_context(&outcome.stderr);
     match outcome.ended {
+        Ended::Exited { code: 0 } if outcome.stdout_truncated => Answer::Bad(
+            LibStatus::Fail,
+            "unreadable worker answer: longer than 16 MiB or not closed".into(),
+        ),
         Ended::Exited { code: 0 } => match serde_json::from_slice(&outcome.stdout) {
             Ok(v) => Answer::Ok(v),
             Err(e) => Answer::Bad(LibStatus::Fail, format!("unreadable worker answer: {e}")),
