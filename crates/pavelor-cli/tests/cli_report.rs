@@ -802,3 +802,45 @@ fn a_library_forking_a_sleeper_neither_hangs_the_campaign_nor_leaves_it_running(
         assert!(eventually_gone(pid), "forked child {pid} survived");
     }
 }
+
+/// The bad-input checks give the library a digest buffer of exactly the
+/// call's length: a 512-bit library writing 100 bytes is seen writing 36
+/// bytes past the digest, and at least 64 (all the guard bytes) past the
+/// 32 bytes of the 256-bit call.
+#[test]
+fn bad_input_checks_see_writes_past_the_instance_digest() {
+    let dir = tempfile::tempdir().unwrap();
+    let so = cc_shared(
+        dir.path(),
+        "hundred",
+        r#"
+int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned char *d) {
+    (void)bits; (void)m; (void)n;
+    if (d) for (int i = 0; i < 100; i++) d[i] = 0;
+    return 1;
+}
+"#,
+    );
+    for (check, over) in [
+        ("null-msg", 36),
+        ("null-msg-empty", 36),
+        ("null-digest", 0),
+        ("wrong-length", 64),
+    ] {
+        let task = serde_json::json!({
+            "lib_task": "behaviour",
+            "path": so,
+            "bits": 512,
+            "check": check,
+        });
+        let out = pavelor()
+            .arg("__trial")
+            .arg(task.to_string())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{check}: {out:?}");
+        let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(answer["overwritten"], over, "{check}: {answer}");
+        assert_eq!(answer["rc"], 1, "{check}: {answer}");
+    }
+}
