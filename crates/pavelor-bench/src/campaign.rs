@@ -213,13 +213,21 @@ pub fn measure(
         cpu: method.cpu,
         lib: subject.lib_target(),
     };
-    let base = std::time::Duration::from_secs_f64(method.timeout_s.max(0.1));
+    let base = std::time::Duration::try_from_secs_f64(method.timeout_s.max(0.1))
+        .map_err(|e| format!("time limit of {} s: {e}", method.timeout_s))?;
     let (calibration, _) = run_worker(worker, &spec, base)?;
     let ns_per_call = calibration.ns as f64 / calibration.calls.max(1) as f64;
     let (_, per_trial) = method.plan(ns_per_call);
     spec.calls = per_trial;
-    let limit =
-        base + std::time::Duration::from_secs_f64(3.0 * per_trial as f64 * ns_per_call / 1e9);
+    let limit = std::time::Duration::try_from_secs_f64(3.0 * per_trial as f64 * ns_per_call / 1e9)
+        .ok()
+        .and_then(|planned| base.checked_add(planned))
+        .ok_or_else(|| {
+            format!(
+                "calibration of {} at {size} B: no usable time limit for {per_trial} calls of {ns_per_call} ns",
+                spec.op
+            )
+        })?;
     let mut trials = Vec::with_capacity(method.trials);
     let mut command_line = Vec::new();
     for _ in 0..method.trials.max(1) {
