@@ -844,3 +844,43 @@ int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned c
         assert_eq!(answer["rc"], 1, "{check}: {answer}");
     }
 }
+
+/// `CryptHash_AlgorithmInstance()` returning 64 bytes without a NUL right
+/// before an inaccessible page: at most 64 bytes are read, so the probe
+/// records the 64-byte name instead of crashing on the 65th.
+#[test]
+fn an_instance_name_without_nul_is_read_to_64_bytes_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let so = cc_shared(
+        dir.path(),
+        "longname",
+        r#"
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+static const char *name;
+__attribute__((constructor)) static void setup(void) {
+    long page = sysconf(_SC_PAGESIZE);
+    char *p = mmap(0, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return;
+    memset(p + page - 64, 'A', 64);
+    if (mprotect(p + page, page, PROT_NONE) != 0) return;
+    name = p + page - 64;
+}
+const char *CryptHash_AlgorithmInstance(void) { return name; }
+int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned char *d) {
+    (void)bits; (void)m; (void)n; (void)d;
+    return 1;
+}
+"#,
+    );
+    let task = serde_json::json!({ "lib_task": "probe", "path": so });
+    let out = pavelor()
+        .arg("__trial")
+        .arg(task.to_string())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["instance_name"], "A".repeat(64), "{answer}");
+}
