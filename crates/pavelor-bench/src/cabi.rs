@@ -24,6 +24,8 @@ type InstanceFn = unsafe extern "C" fn() -> *const c_char;
 pub const GUARD_BYTES: usize = 64;
 /// The value of every guard byte (and of the digest area before a call).
 pub const GUARD_BYTE: u8 = 0xA5;
+/// The most bytes of `CryptHash_AlgorithmInstance()`'s string read.
+pub const MAX_INSTANCE_NAME_BYTES: usize = 64;
 /// Largest digest a `CryptHash` call may ask for here (Pavelor-1024).
 pub const MAX_DIGEST_BYTES: usize = 128;
 
@@ -112,7 +114,8 @@ impl CLibrary {
     }
 
     /// The instance name from `CryptHash_AlgorithmInstance()`, if exported
-    /// and not NULL (at most 64 bytes are read, as the ICCS header allows).
+    /// and not NULL (at most [`MAX_INSTANCE_NAME_BYTES`] bytes are read, as
+    /// the ICCS header allows).
     pub fn algorithm_instance(&self) -> Option<String> {
         let f = self.instance?;
         // SAFETY: a function of the prototype above without arguments.
@@ -121,9 +124,10 @@ impl CLibrary {
             return None;
         }
         let mut bytes = Vec::new();
-        for i in 0..=64 {
+        for i in 0..MAX_INSTANCE_NAME_BYTES {
             // SAFETY: the function returns a NUL-terminated string; we read
-            // byte by byte and stop at the NUL or after 65 bytes.
+            // byte by byte and stop at the NUL or after 64 bytes, so a name
+            // that fills a 64-byte buffer without a NUL is not over-read.
             let b = unsafe { *p.add(i) } as u8;
             if b == 0 {
                 break;

@@ -172,14 +172,24 @@ fn run_worker(
     match out.ended {
         Ended::Exited { code: 0 } => {}
         Ended::Exited { .. } => {
-            let err = out.stderr.trim();
-            let err = err.lines().last().unwrap_or(err);
-            return Err(format!(
-                "{what} failed: {}",
-                err.trim_start_matches("pavelor trial: ")
-            ));
+            // The worker's own message, not whatever the library printed
+            // (its stdout goes to stderr too) after it.
+            let err = out
+                .stderr
+                .lines()
+                .rev()
+                .find(|l| l.starts_with("pavelor trial:"))
+                .unwrap_or("worker failed")
+                .trim_start_matches("pavelor trial:")
+                .trim();
+            return Err(format!("{what} failed: {err}"));
         }
         ended => return Err(format!("{what}: {}", ended.describe())),
+    }
+    if out.stdout_truncated {
+        return Err(format!(
+            "{what}: unreadable trial result: longer than 16 MiB or not closed"
+        ));
     }
     let result =
         serde_json::from_slice(&out.stdout).map_err(|e| format!("unreadable trial result: {e}"))?;
@@ -203,13 +213,21 @@ pub fn measure(
         cpu: method.cpu,
         lib: subject.lib_target(),
     };
-    let base = std::time::Duration::from_secs_f64(method.timeout_s.max(0.1));
+    let base = std::time::Duration::try_from_secs_f64(method.timeout_s.max(0.1))
+        .map_err(|e| format!("time limit of {} s: {e}", method.timeout_s))?;
     let (calibration, _) = run_worker(worker, &spec, base)?;
     let ns_per_call = calibration.ns as f64 / calibration.calls.max(1) as f64;
     let (_, per_trial) = method.plan(ns_per_call);
     spec.calls = per_trial;
-    let limit =
-        base + std::time::Duration::from_secs_f64(3.0 * per_trial as f64 * ns_per_call / 1e9);
+    let limit = std::time::Duration::try_from_secs_f64(3.0 * per_trial as f64 * ns_per_call / 1e9)
+        .ok()
+        .and_then(|planned| base.checked_add(planned))
+        .ok_or_else(|| {
+            format!(
+                "calibration of {} at {size} B: no usable time limit for {per_trial} calls of {ns_per_call} ns",
+                spec.op
+            )
+        })?;
     let mut trials = Vec::with_capacity(method.trials);
     let mut command_line = Vec::new();
     for _ in 0..method.trials.max(1) {

@@ -6,6 +6,7 @@
 //! the worker runs nothing but the library's hashing calls.
 
 use std::hint::black_box;
+use std::io::Write;
 
 use serde::{Deserialize, Serialize};
 
@@ -230,9 +231,41 @@ fn estimate_calls(call: &mut impl FnMut(&[u8]), msg: &[u8]) -> u64 {
     }
 }
 
-/// The worker's entry point: reads the spec from `arg` (JSON), prints the
-/// result (JSON) on stdout. Returns the process exit status.
+/// Makes the worker's standard output private before any library code
+/// runs: a close-on-exec duplicate of descriptor 1 carries the answer, and
+/// descriptor 1 itself then points at standard error. Whatever a loaded
+/// library prints (a constructor's or `CryptHash`'s `printf`, flushed at
+/// exit after our answer) goes to stderr and cannot corrupt the answer.
+#[cfg(unix)]
+fn answer_channel() -> Result<Box<dyn std::io::Write>, String> {
+    use std::os::fd::AsFd;
+    let private = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .map_err(|e| format!("cannot duplicate stdout: {e}"))?;
+    nix::unistd::dup2_stdout(std::io::stderr())
+        .map_err(|e| format!("cannot point stdout at stderr: {e}"))?;
+    Ok(Box::new(std::fs::File::from(private)))
+}
+
+#[cfg(not(unix))]
+fn answer_channel() -> Result<Box<dyn std::io::Write>, String> {
+    Ok(Box::new(std::io::stdout()))
+}
+
+/// The worker's entry point: reads the spec from `arg` (JSON), writes the
+/// result (JSON) on the stdout it was started with, which nothing else in
+/// the process can write to (see [`answer_channel`]). Returns the process
+/// exit status.
 pub fn main_with_arg(arg: &str) -> i32 {
+    // First, before a library is loaded.
+    let mut answer = match answer_channel() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("pavelor trial: {e}");
+            return 1;
+        }
+    };
     // A request about a C library carries a `lib_task` tag; anything else
     // is a trial spec.
     let result = match serde_json::from_str::<crate::library::tasks::LibTask>(arg) {
@@ -243,10 +276,13 @@ pub fn main_with_arg(arg: &str) -> i32 {
             .and_then(|r| serde_json::to_string(&r).map_err(|e| e.to_string())),
     };
     match result {
-        Ok(json) => {
-            println!("{json}");
-            0
-        }
+        Ok(json) => match writeln!(answer, "{json}").and_then(|()| answer.flush()) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("pavelor trial: cannot write the answer: {e}");
+                1
+            }
+        },
         Err(e) => {
             eprintln!("pavelor trial: {e}");
             1

@@ -652,3 +652,235 @@ int CryptHash(int b, const unsigned char *m, unsigned long long n, unsigned char
         .count();
     assert_eq!(records, 3 * backends * 3);
 }
+
+/// C source of a library whose `CryptHash` forwards to `real_so` (ours);
+/// `top` is added at file level, `in_call` at the start of every call.
+fn forwarding_shim(real_so: &Path, top: &str, in_call: &str) -> String {
+    format!(
+        r#"
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+typedef int (*ch_t)(int, const unsigned char *, unsigned long long, unsigned char *);
+static ch_t real;
+{top}
+int CryptHash(int b, const unsigned char *m, unsigned long long n, unsigned char *d) {{
+    {in_call}
+    if (!real) {{
+        void *h = dlopen("{}", RTLD_NOW | RTLD_LOCAL);
+        if (!h) return 99;
+        real = (ch_t)dlsym(h, "CryptHash");
+        if (!real) return 98;
+    }}
+    return real(b, m, n, d);
+}}
+"#,
+        real_so.display()
+    )
+}
+
+/// `pavelor report --quick` of one library, one trial of 32 bytes.
+fn report_one_lib(out: &Path, name: &str, so: &Path, timeout: &str) -> std::process::Output {
+    pavelor()
+        .args([
+            "report",
+            "--quick",
+            "--trials",
+            "1",
+            "--sizes",
+            "32",
+            "--no-compare",
+            "--timeout",
+            timeout,
+            "--out",
+        ])
+        .arg(out)
+        .arg("--lib")
+        .arg(format!("{name}={}", so.display()))
+        .output()
+        .unwrap()
+}
+
+/// A correct library that prints on stdout, in a constructor and in
+/// `CryptHash` (C stdio: flushed at exit, after the worker's answer), is
+/// still a PASS and is timed: its output cannot reach the worker's answer.
+#[test]
+fn a_library_printing_on_stdout_still_passes_and_is_timed() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = our_crypthash();
+    let src = forwarding_shim(
+        &good,
+        r#"__attribute__((constructor)) static void hello(void) { printf("hello from the constructor\n"); }
+static int said;"#,
+        r#"if (!said) { said = 1; printf("{\"calls\": 1}\nnoise without a newline"); }"#,
+    );
+    let noisy = cc_shared(dir.path(), "noisy", &src);
+    let out = dir.path().join("report");
+    let result = report_one_lib(&out, "noisy", &noisy, "20");
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    let gate = json(&out.join("records/library-noisy.json"));
+    assert_eq!(gate["status"], "PASS", "{gate}\n{stderr}");
+    assert_eq!(gate["instances"], serde_json::json!(["Pavelor-512"]));
+    assert!(
+        gate["behaviour"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["conforms"] == true),
+        "{gate}"
+    );
+    let rec = json(&out.join("records/lib-noisy.pavelor-512.S1-32.json"));
+    assert!(rec["mean_cycles"].as_f64().unwrap() > 0.0, "{rec}");
+    assert_eq!(result.status.code(), Some(0), "{stderr}");
+    // No figure was lost to an unreadable answer.
+    assert!(!out.join("records/failures.json").exists(), "{stderr}");
+}
+
+/// Whether process `pid` is gone: `kill(pid, 0)` fails (or it is a zombie
+/// its new parent has not reaped yet), waiting up to 5 s for a SIGKILL.
+fn eventually_gone(pid: i32) -> bool {
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(5) {
+        let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|r| r.trim_start().starts_with('Z'))
+        });
+        if !alive || zombie {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// A correct library whose constructor forks a child that sleeps 600 s
+/// (holding the worker's pipes): every worker still ends at once, the
+/// gate passes and the library is timed well within the time limit, and
+/// no forked child survives its worker.
+#[test]
+fn a_library_forking_a_sleeper_neither_hangs_the_campaign_nor_leaves_it_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = our_crypthash();
+    let pids = dir.path().join("pids");
+    let top = format!(
+        r#"__attribute__((constructor)) static void sleeper(void) {{
+    pid_t p = fork();
+    if (p == 0) {{ sleep(600); _exit(0); }}
+    if (p > 0) {{
+        FILE *f = fopen("{}", "a");
+        if (f) {{ fprintf(f, "%d\n", (int)p); fclose(f); }}
+    }}
+}}"#,
+        pids.display()
+    );
+    let forky = cc_shared(dir.path(), "forky", &forwarding_shim(&good, &top, ""));
+    let out = dir.path().join("report");
+    let start = Instant::now();
+    let result = report_one_lib(&out, "forky", &forky, "5");
+    let took = start.elapsed();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    let gate = json(&out.join("records/library-forky.json"));
+    assert_eq!(gate["status"], "PASS", "{gate}\n{stderr}");
+    assert!(
+        out.join("records/lib-forky.pavelor-512.S1-32.json")
+            .is_file()
+    );
+    assert_eq!(result.status.code(), Some(0), "{stderr}");
+    // Probe, 4 bad-input checks, 3 KAT files, calibration and a trial: ten
+    // workers, each of which would have waited 600 s for its sleeper.
+    assert!(took < Duration::from_secs(300), "took {took:?}");
+    let pids: Vec<i32> = std::fs::read_to_string(&pids)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert!(pids.len() >= 10, "{pids:?}");
+    for pid in pids {
+        assert!(eventually_gone(pid), "forked child {pid} survived");
+    }
+}
+
+/// The bad-input checks give the library a digest buffer of exactly the
+/// call's length: a 512-bit library writing 100 bytes is seen writing 36
+/// bytes past the digest, and at least 64 (all the guard bytes) past the
+/// 32 bytes of the 256-bit call.
+#[test]
+fn bad_input_checks_see_writes_past_the_instance_digest() {
+    let dir = tempfile::tempdir().unwrap();
+    let so = cc_shared(
+        dir.path(),
+        "hundred",
+        r#"
+int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned char *d) {
+    (void)bits; (void)m; (void)n;
+    if (d) for (int i = 0; i < 100; i++) d[i] = 0;
+    return 1;
+}
+"#,
+    );
+    for (check, over) in [
+        ("null-msg", 36),
+        ("null-msg-empty", 36),
+        ("null-digest", 0),
+        ("wrong-length", 64),
+    ] {
+        let task = serde_json::json!({
+            "lib_task": "behaviour",
+            "path": so,
+            "bits": 512,
+            "check": check,
+        });
+        let out = pavelor()
+            .arg("__trial")
+            .arg(task.to_string())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{check}: {out:?}");
+        let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(answer["overwritten"], over, "{check}: {answer}");
+        assert_eq!(answer["rc"], 1, "{check}: {answer}");
+    }
+}
+
+/// `CryptHash_AlgorithmInstance()` returning 64 bytes without a NUL right
+/// before an inaccessible page: at most 64 bytes are read, so the probe
+/// records the 64-byte name instead of crashing on the 65th.
+#[test]
+fn an_instance_name_without_nul_is_read_to_64_bytes_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let so = cc_shared(
+        dir.path(),
+        "longname",
+        r#"
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+static const char *name;
+__attribute__((constructor)) static void setup(void) {
+    long page = sysconf(_SC_PAGESIZE);
+    char *p = mmap(0, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return;
+    memset(p + page - 64, 'A', 64);
+    if (mprotect(p + page, page, PROT_NONE) != 0) return;
+    name = p + page - 64;
+}
+const char *CryptHash_AlgorithmInstance(void) { return name; }
+int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned char *d) {
+    (void)bits; (void)m; (void)n; (void)d;
+    return 1;
+}
+"#,
+    );
+    let task = serde_json::json!({ "lib_task": "probe", "path": so });
+    let out = pavelor()
+        .arg("__trial")
+        .arg(task.to_string())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["instance_name"], "A".repeat(64), "{answer}");
+}

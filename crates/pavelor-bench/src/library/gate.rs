@@ -158,6 +158,10 @@ fn ask<T: DeserializeOwned>(worker: &WorkerCommand, task: &LibTask, limit: Durat
     };
     let context = last_context(&outcome.stderr);
     match outcome.ended {
+        Ended::Exited { code: 0 } if outcome.stdout_truncated => Answer::Bad(
+            LibStatus::Fail,
+            "unreadable worker answer: longer than 16 MiB or not closed".into(),
+        ),
         Ended::Exited { code: 0 } => match serde_json::from_slice(&outcome.stdout) {
             Ok(v) => Answer::Ok(v),
             Err(e) => Answer::Bad(LibStatus::Fail, format!("unreadable worker answer: {e}")),
@@ -190,15 +194,18 @@ fn ask<T: DeserializeOwned>(worker: &WorkerCommand, task: &LibTask, limit: Durat
 
 /// Time limit for checking one KAT file of `alg` from the probe's 1 KiB
 /// call time: ten times the expected time (other processes may share the
-/// core) plus the base limit.
-fn kat_limit(kind: KatKind, ns_per_kib: f64, base: Duration) -> Duration {
+/// core) plus the base limit. `None` if the probe's figure gives no usable
+/// limit (negative, NaN, infinite or too large: a bad worker answer).
+fn kat_limit(kind: KatKind, ns_per_kib: f64, base: Duration) -> Option<Duration> {
     let kib_calls = match kind {
         KatKind::Kat2_12 => 4097.0 * 0.3,
         KatKind::Kat2_23 => 3.0 * 1024.0,
         KatKind::Kat2_33 => 3.0 * 1024.0 * 1024.0,
         KatKind::Loop => 1e6,
     };
-    base + Duration::from_secs_f64(10.0 * kib_calls * ns_per_kib / 1e9)
+    Duration::try_from_secs_f64(10.0 * kib_calls * ns_per_kib / 1e9)
+        .ok()
+        .and_then(|extra| base.checked_add(extra))
 }
 
 fn describe_behaviour(check: Check, answer: Answer<BehaviourResult>) -> Behaviour {
@@ -314,7 +321,14 @@ pub fn run(
         .lengths
         .iter()
         .filter_map(|l| l.ns_per_kib)
-        .fold(0.0, f64::max);
+        // NaN wins (f64::max would drop it), so that kat_limit refuses it.
+        .fold(0.0, |a: f64, b| {
+            if a.is_nan() || b.is_nan() {
+                f64::NAN
+            } else {
+                a.max(b)
+            }
+        });
     gate.probe = Some(probe);
 
     // Behaviour on bad input: for information, never part of the verdict.
@@ -378,7 +392,14 @@ pub fn run(
                 kind: String::from_utf8_lossy(kind.tag()).into_owned(),
                 file: config.kat_dir.as_ref().map(|d| d.join(&file)),
             };
-            match ask::<KatFileResult>(worker, &task, kat_limit(kind, slowest, config.timeout)) {
+            let answer = match kat_limit(kind, slowest, config.timeout) {
+                Some(limit) => ask::<KatFileResult>(worker, &task, limit),
+                None => Answer::Bad(
+                    LibStatus::Fail,
+                    format!("unreadable worker answer: probe time per KiB {slowest} ns"),
+                ),
+            };
+            match answer {
                 Answer::Ok(r) => {
                     k.passed = r.passed;
                     k.total = r.total;
@@ -401,4 +422,23 @@ pub fn run(
         gate.detail = format!("computes {}; KATs pass", gate.instances.join(", "));
     }
     gate
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kat_limits_from_bad_probe_figures_are_refused() {
+        let base = Duration::from_secs(5);
+        let limit = kat_limit(KatKind::Kat2_23, 1000.0, base).expect("a limit");
+        assert!(limit > base && limit < base + Duration::from_secs(1));
+        for bad in [f64::NAN, f64::INFINITY, -1.0, 1e300, f64::MAX] {
+            for kind in KatKind::ALL {
+                assert_eq!(kat_limit(kind, bad, base), None, "{bad} {kind:?}");
+            }
+        }
+        // A usable figure, but base + it does not fit in a Duration.
+        assert_eq!(kat_limit(KatKind::Kat2_23, 1.0, Duration::MAX), None);
+    }
 }

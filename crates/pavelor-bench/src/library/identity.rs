@@ -41,12 +41,34 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The most static memory a library can have: 2^47 bytes, the whole user
+/// address space of x86-64 (and of AArch64 with 48-bit addresses). A larger
+/// total comes from a crafted or broken file, not from a loadable library.
+pub const MAX_STATIC_BYTES: u64 = 1 << 47;
+
+/// The sum of the segments' memory sizes, or an error if it is larger than
+/// [`MAX_STATIC_BYTES`] (or does not fit in 64 bits).
+fn static_total(segments: &[(u64, u64)]) -> Result<u64, String> {
+    segments
+        .iter()
+        .try_fold(0u64, |total, s| total.checked_add(s.1))
+        .filter(|&total| total <= MAX_STATIC_BYTES)
+        .ok_or_else(|| {
+            format!(
+                "PT_LOAD segments claim more than {MAX_STATIC_BYTES} bytes of memory \
+                 (a crafted or broken ELF file)"
+            )
+        })
+}
+
 /// Reads the identity of the file at `path` (it is not loaded or run).
 pub fn identify(path: &Path) -> Result<Identity, String> {
     let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let file = object::File::parse(&*data)
         .map_err(|e| format!("{}: not an ELF shared library: {e}", path.display()))?;
     let load_segments: Vec<(u64, u64)> = file.segments().map(|s| (s.address(), s.size())).collect();
+    let static_bytes =
+        static_total(&load_segments).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut exported: Vec<String> = file
         .dynamic_symbols()
         .filter(|s| s.is_global() && s.is_definition())
@@ -64,7 +86,7 @@ pub fn identify(path: &Path) -> Result<Identity, String> {
         sha256: hex(&sha2::Sha256::digest(&data)),
         build_id: file.build_id().ok().flatten().map(hex),
         exported,
-        static_bytes: load_segments.iter().map(|s| s.1).sum(),
+        static_bytes,
         load_segments,
     })
 }
@@ -84,5 +106,42 @@ mod tests {
         let txt = dir.path().join("x.so");
         std::fs::write(&txt, "not elf").expect("write");
         assert!(identify(&txt).is_err());
+    }
+
+    #[test]
+    fn an_absurd_static_total_is_an_error() {
+        assert_eq!(static_total(&[]), Ok(0));
+        assert_eq!(static_total(&[(0, 10), (4096, 20)]), Ok(30));
+        assert_eq!(static_total(&[(0, MAX_STATIC_BYTES)]), Ok(MAX_STATIC_BYTES));
+        assert!(static_total(&[(0, MAX_STATIC_BYTES), (0, 1)]).is_err());
+        assert!(static_total(&[(0, u64::MAX), (0, u64::MAX)]).is_err());
+    }
+
+    /// A copy of this test binary whose `PT_LOAD` segments each claim
+    /// 2^63 bytes: their sum overflows 64 bits. Identifying it is an error,
+    /// not a panic or a wrapped total.
+    #[cfg(all(target_pointer_width = "64", target_endian = "little"))]
+    #[test]
+    fn a_crafted_elf_with_huge_segments_is_refused() {
+        let exe = std::env::current_exe().expect("test binary");
+        let mut elf = std::fs::read(&exe).expect("read");
+        assert_eq!(&elf[..5], b"\x7fELF\x02", "a 64-bit ELF file");
+        let u16_at = |b: &[u8], o: usize| u16::from_le_bytes([b[o], b[o + 1]]) as usize;
+        let phoff = u64::from_le_bytes(elf[0x20..0x28].try_into().expect("8 bytes")) as usize;
+        let (phentsize, phnum) = (u16_at(&elf, 0x36), u16_at(&elf, 0x38));
+        let mut loads = 0;
+        for i in 0..phnum {
+            let ph = phoff + i * phentsize;
+            if elf[ph..ph + 4] == 1u32.to_le_bytes() {
+                elf[ph + 0x28..ph + 0x30].copy_from_slice(&(1u64 << 63).to_le_bytes());
+                loads += 1;
+            }
+        }
+        assert!(loads >= 2, "{loads} PT_LOAD segments");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let crafted = dir.path().join("crafted.so");
+        std::fs::write(&crafted, &elf).expect("write");
+        let err = identify(&crafted).expect_err("an absurd static size");
+        assert!(err.contains("PT_LOAD segments claim"), "{err}");
     }
 }
