@@ -36,15 +36,18 @@ use std::process::Command;
 /// The kernel functions (demangled paths, without the hash) that must be
 /// found and checked.
 pub const KERNELS: &[&str] = &[
-    "pavelor::backend::x86_vaes::x4_impl",
-    "pavelor::backend::x86_vaes::x2_evex",
-    "pavelor::backend::x86_vaes::x2_vex",
-    "pavelor::backend::x86_aesni::permute_evex",
-    "pavelor::backend::x86_aesni::absorb_evex",
-    "pavelor::backend::x86_aesni::permute_vex",
-    "pavelor::backend::x86_aesni::absorb_vex",
-    "pavelor::backend::x86_aesni::permute_sse",
-    "pavelor::backend::x86_aesni::absorb_sse",
+    "pavelor::backend::vaes_x4::absorb_x4_impl",
+    "pavelor::backend::vaes_x4::absorb_x2_impl",
+    "pavelor::backend::vaes_x2::absorb_x2_impl",
+    "pavelor::backend::avx512_vaes::permute_impl",
+    "pavelor::backend::avx512_vaes::absorb_impl",
+    "pavelor::backend::avx512_vaes::hash_impl",
+    "pavelor::backend::aesni_avx::permute_impl",
+    "pavelor::backend::aesni_avx::absorb_impl",
+    "pavelor::backend::aesni_avx::hash_impl",
+    "pavelor::backend::aesni::permute_impl",
+    "pavelor::backend::aesni::absorb_impl",
+    "pavelor::backend::aesni::hash_impl",
 ];
 
 /// The harness's own deliberately leaky vector function (see

@@ -38,6 +38,7 @@ use core::fmt;
 use crate::backend::{Engine, LaneKernel, Lanes, wipe};
 use crate::paff::State;
 use crate::params::{MAX_RATE, P512, P768, P1024, Variant};
+use crate::sponge;
 use crate::{Algorithm, Backend, Error, Pavelor};
 use digest::Output;
 
@@ -137,14 +138,7 @@ pub fn hash_many_dyn_with(
 /// once (1 when the backend hashes batches one message at a time), or
 /// [`Error::BackendUnavailable`].
 pub fn lanes(backend: Backend) -> Result<usize, Error> {
-    let engine = Engine::new(backend)?;
-    Ok(if engine.x4().is_some() {
-        4
-    } else if engine.x2().is_some() {
-        2
-    } else {
-        1
-    })
+    Ok(Engine::new(backend)?.lanes())
 }
 
 fn hash_typed<V: Variant>(
@@ -187,6 +181,9 @@ fn hash_dyn(
     Ok(())
 }
 
+/// A lane's padding buffer (the sponge's padding writes up to two blocks).
+type Pad = [u8; 2 * MAX_RATE];
+
 /// Where a lane's next block comes from.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -195,9 +192,9 @@ enum Phase {
     Body,
     /// The padded final block in the lane's pad.
     Final,
-    /// Pavelor-1024's second squeeze: the lane's pad is all zero (absorbing
-    /// zero is a bare Paff).
-    Squeeze,
+    /// Squeeze block `k >= 1` (Pavelor-1024's second one): the lane's pad is
+    /// all zero (absorbing zero is a bare Paff).
+    Squeeze(usize),
 }
 
 /// One message in flight in a lane. The lane's pad buffer belongs to the
@@ -219,15 +216,13 @@ impl<'a> Job<'a> {
         }
     }
 
-    /// Moves to the final block when fewer than `rate` message bytes remain:
-    /// `pad = rest || 0x80 || 0.. || 0x01` (10*1 padding for byte messages;
-    /// `pad` is all zero on entry).
-    fn prepare(&mut self, rate: usize, pad: &mut [u8; MAX_RATE]) {
-        if self.phase == Phase::Body && self.rest.len() < rate {
-            let n = self.rest.len();
-            pad[..n].copy_from_slice(self.rest);
-            pad[n] = 0x80;
-            pad[rate - 1] |= 0x01;
+    /// Moves to the final block when fewer than `V::RATE` message bytes
+    /// remain: the sponge's padding ([`sponge::pad`]) of the rest into
+    /// `pad` (all zero on entry; one block, as batch messages are bytes).
+    fn prepare<V: Variant>(&mut self, pad: &mut Pad) {
+        if self.phase == Phase::Body && self.rest.len() < V::RATE {
+            let blocks = sponge::pad::<V>(self.rest, 0, 0, pad);
+            debug_assert_eq!(blocks, 1);
             self.rest = &[];
             self.phase = Phase::Final;
         }
@@ -237,18 +232,18 @@ impl<'a> Job<'a> {
     fn available(&self, rate: usize) -> usize {
         match self.phase {
             Phase::Body => self.rest.len() / rate,
-            Phase::Final | Phase::Squeeze => 1,
+            Phase::Final | Phase::Squeeze(_) => 1,
         }
     }
 
     /// The next `k` blocks (`k <= available`), from the message or `pad`.
-    fn blocks<'p>(&self, k: usize, rate: usize, pad: &'p [u8; MAX_RATE]) -> &'p [u8]
+    fn blocks<'p>(&self, k: usize, rate: usize, pad: &'p Pad) -> &'p [u8]
     where
         'a: 'p,
     {
         match self.phase {
             Phase::Body => &self.rest[..k * rate],
-            Phase::Final | Phase::Squeeze => &pad[..rate],
+            Phase::Final | Phase::Squeeze(_) => &pad[..rate],
         }
     }
 }
@@ -319,7 +314,7 @@ fn drive<'a, V: Variant, const N: usize, K: LaneKernel<N>>(
     let iv = V::IV;
     let mut st: Lanes<N> = [[[0; 16]; N]; 20];
     let mut jobs: [Option<Job<'a>>; N] = [None; N];
-    let mut pads = [[0u8; MAX_RATE]; N];
+    let mut pads: [Pad; N] = [[0u8; 2 * MAX_RATE]; N];
 
     // Lanes handed over by a wider kernel (at most N of them: a kernel hands
     // over only when at most half of its lanes are busy).
@@ -362,7 +357,7 @@ fn drive<'a, V: Variant, const N: usize, K: LaneKernel<N>>(
         let mut k = usize::MAX;
         for (job, pad) in jobs.iter_mut().zip(&mut pads) {
             if let Some(job) = job {
-                job.prepare(rate, pad);
+                job.prepare::<V>(pad);
                 k = k.min(job.available(rate));
             }
         }
@@ -375,7 +370,7 @@ fn drive<'a, V: Variant, const N: usize, K: LaneKernel<N>>(
                 .unwrap_or(&[]);
             let blocks: [&[u8]; N] =
                 core::array::from_fn(|l| jobs[l].map_or(filler, |j| j.blocks(k, rate, &pads[l])));
-            kernel.absorb_lanes(&mut st, blocks, rate);
+            kernel.absorb_lanes::<V>(&mut st, blocks);
         }
 
         // Advance every busy lane; write digests of finished messages.
@@ -386,21 +381,22 @@ fn drive<'a, V: Variant, const N: usize, K: LaneKernel<N>>(
                     job.rest = &job.rest[k * rate..];
                     false
                 }
-                Phase::Final => {
-                    let first = V::DIGEST.min(rate);
-                    read_lane(&st, l, &mut queue.out[job.idx * V::DIGEST..][..first]);
+                Phase::Final | Phase::Squeeze(_) => {
+                    // Squeeze block `q`: digest bytes `q * RATE ..`.
+                    let q = match job.phase {
+                        Phase::Squeeze(q) => q,
+                        Phase::Final | Phase::Body => 0,
+                    };
+                    let digest = &mut queue.out[job.idx * V::DIGEST..][..V::DIGEST];
+                    let dst = digest.chunks_mut(rate).nth(q).unwrap_or_default();
+                    read_lane(&st, l, dst);
                     wipe(&mut pads[l]);
-                    if V::DIGEST > rate {
-                        job.phase = Phase::Squeeze;
+                    if q + 1 < sponge::squeeze_blocks::<V>() {
+                        job.phase = Phase::Squeeze(q + 1);
                         false
                     } else {
                         true
                     }
-                }
-                Phase::Squeeze => {
-                    let dst = &mut queue.out[job.idx * V::DIGEST..][rate..V::DIGEST];
-                    read_lane(&st, l, dst);
-                    true
                 }
             };
             if done {
