@@ -52,7 +52,7 @@ impl<V: Variant> Pavelor<V> {
     }
 
     #[inline]
-    fn from_core(core: PavelorCore<V>) -> Self {
+    pub(crate) fn from_core(core: PavelorCore<V>) -> Self {
         Pavelor {
             core,
             buf: [0; MAX_RATE],

@@ -25,6 +25,13 @@ impl Sponge {
         }
     }
 
+    /// A sponge continuing from `state` (a lane leaving a multi-lane
+    /// kernel).
+    #[inline]
+    pub(crate) fn from_state(state: State, engine: Engine) -> Self {
+        Sponge { state, engine }
+    }
+
     /// The backend in use.
     pub(crate) fn engine(&self) -> Engine {
         self.engine
