@@ -18,7 +18,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::kernel::{Vector, single_kernel};
+use super::kernel::{Masked, Vector, single_kernel};
 use crate::paff::RC;
 
 cpufeatures::new!(
@@ -85,8 +85,27 @@ impl Vector<1> for Xmm {
     }
 }
 
+// SAFETY (every method): as for `Vector` above (AVX-512 BW + VL enabled).
+impl Masked for Xmm {
+    #[inline(always)]
+    unsafe fn load_partial(p: *const u8, len: usize) -> Self {
+        let mask = ((1u32 << len.min(16)) - 1) as u16;
+        // SAFETY: the caller guarantees `p .. p + len` readable; masked-off
+        // bytes are not accessed (AVX-512 fault suppression).
+        Xmm(unsafe { _mm_maskz_loadu_epi8(mask, p.cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn byte_at(pos: usize, value: u8) -> Self {
+        // SAFETY: AVX-512 BW + VL enabled in the calling kernel.
+        Xmm(unsafe { _mm_maskz_set1_epi8(1u16 << (pos % 16), value as i8) })
+    }
+}
+
+// The one-shot body without a padding buffer (masked loads).
 single_kernel!(
     Token,
     "aes,sse2,avx,avx2,avx512f,avx512vl,avx512bw,vaes",
-    Xmm
+    Xmm,
+    hash_masked
 );
