@@ -127,11 +127,18 @@ impl Vector<1> for Neon {
         Neon(unsafe { vld1q_u8(p[0].add(off)) })
     }
 
-    /// `A(self) XOR key = EOR(AESMC(AESE(self, 0)), key)`.
-    #[inline(always)]
+    /// `A(self) XOR key = EOR(AESMC(AESE(self, 0)), key)`. Compiled with
+    /// the `aes` feature itself (the AArch64 intrinsics are
+    /// `#[inline(always)]` and would otherwise not be inlined here); it is
+    /// inlined into the kernels, which have the same feature.
+    #[inline]
+    #[target_feature(enable = "aes")]
     unsafe fn aesenc(self, key: Self) -> Self {
-        // SAFETY: the `aes` feature is enabled in the calling kernel.
-        Neon(unsafe { veorq_u8(vaesmcq_u8(vaeseq_u8(self.0, opaque_zero())), key.0) })
+        // `aes` is enabled on this function: the intrinsics are safe here.
+        Neon(veorq_u8(
+            vaesmcq_u8(vaeseq_u8(self.0, opaque_zero())),
+            key.0,
+        ))
     }
 
     #[inline(always)]

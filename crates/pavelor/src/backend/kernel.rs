@@ -239,6 +239,10 @@ macro_rules! unroll_rate {
 
 /// A one-lane vector type with AVX-512-style masked byte operations, for
 /// the one-shot body without a padding buffer ([`hash_masked`]).
+#[cfg_attr(
+    not(any(target_arch = "x86", target_arch = "x86_64")),
+    allow(dead_code)
+)]
 pub(crate) trait Masked: Vector<1> {
     /// Loads the `len` (0..=16) bytes at `p` into bytes `0..len`, zero
     /// elsewhere. Only those bytes are read (masked-off bytes are neither
@@ -263,6 +267,10 @@ pub(crate) trait Masked: Vector<1> {
 /// # Safety
 /// See [`Vector`].
 #[inline(always)]
+#[cfg_attr(
+    not(any(target_arch = "x86", target_arch = "x86_64")),
+    allow(dead_code)
+)]
 pub(crate) unsafe fn hash_masked<T: Masked, V: Variant>(
     data: &[u8],
     tail: u8,

@@ -421,6 +421,10 @@ pub(crate) enum X4 {
 
 impl LaneKernel<4> for X4 {
     #[inline]
+    #[cfg_attr(
+        not(any(target_arch = "x86", target_arch = "x86_64")),
+        allow(unused_variables)
+    )]
     fn absorb_lanes<V: Variant>(self, st: &mut Lanes<4>, blocks: [&[u8]; 4]) {
         match self {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -442,6 +446,10 @@ pub(crate) enum X2 {
 
 impl LaneKernel<2> for X2 {
     #[inline]
+    #[cfg_attr(
+        not(any(target_arch = "x86", target_arch = "x86_64")),
+        allow(unused_variables)
+    )]
     fn absorb_lanes<V: Variant>(self, st: &mut Lanes<2>, blocks: [&[u8]; 2]) {
         match self {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
