@@ -6,7 +6,7 @@
 //! rounds of four messages at once (or two on a `ymm` register), so hashing a
 //! batch is up to about twice as fast per byte as hashing the messages one
 //! after the other (see the backend table in [`Backend`]). The other
-//! backends (`aesni`, `armv8-aes` on AArch64, `portable`) hash a batch one
+//! backends (`aesni`, `aesni-avx`, `armv8-aes` on AArch64, `portable`) hash a batch one
 //! message at a time with their single-message kernel ([`lanes`] is 1):
 //! AArch64 has no AES instruction wider than 128 bits, and one Paff state
 //! (19 independent AES rounds per Paff round) already keeps its AES units
