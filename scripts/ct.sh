@@ -4,8 +4,10 @@
 #  2. checks that memcheck flags the harness's deliberately leaky toys,
 #  3. runs every scenario under valgrind memcheck, once per backend that
 #     this CPU *and* valgrind support, with message and state marked secret,
-#  4. runs the static machine-code check of the VAES/AVX-512 kernels, which
-#     valgrind cannot execute.
+#  4. runs the static machine-code check of every x86 kernel (the VAES and
+#     AVX-512 ones valgrind cannot execute),
+#  5. cross-builds the harness for aarch64 and runs the AArch64 static check
+#     of the armv8-aes kernels (when the cross toolchain is installed).
 # Exits non-zero on any memcheck report, any functional mismatch, a toy
 # that goes unreported, or a kernel violation.
 #
@@ -55,6 +57,18 @@ done
 
 echo "== static check of the SIMD kernels (objdump)"
 "$bin" --static-check "$bin" | grep -v '^    scalar load' || status=1
+
+echo "== static check of the armv8-aes kernels (aarch64 cross build, aarch64 objdump)"
+if command -v aarch64-linux-gnu-objdump >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null &&
+    rustup target list --installed 2>/dev/null | grep -qx aarch64-unknown-linux-gnu; then
+    CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
+        cargo build --locked --release --target aarch64-unknown-linux-gnu -p pavelor-ct
+    "$bin" --static-check-aarch64 "$target_dir/aarch64-unknown-linux-gnu/release/pavelor-ct" |
+        grep -v '^    scalar load' || status=1
+else
+    echo "NOTE: armv8-aes kernels NOT checked: needs gcc-aarch64-linux-gnu," \
+        "binutils-aarch64-linux-gnu and 'rustup target add aarch64-unknown-linux-gnu'"
+fi
 
 if [ "$status" -ne 0 ]; then
     echo "ct.sh: FAIL" >&2

@@ -36,15 +36,26 @@ use std::process::Command;
 /// The kernel functions (demangled paths, without the hash) that must be
 /// found and checked.
 pub const KERNELS: &[&str] = &[
-    "pavelor::backend::x86_vaes::x4_impl",
-    "pavelor::backend::x86_vaes::x2_evex",
-    "pavelor::backend::x86_vaes::x2_vex",
-    "pavelor::backend::x86_aesni::permute_evex",
-    "pavelor::backend::x86_aesni::absorb_evex",
-    "pavelor::backend::x86_aesni::permute_vex",
-    "pavelor::backend::x86_aesni::absorb_vex",
-    "pavelor::backend::x86_aesni::permute_sse",
-    "pavelor::backend::x86_aesni::absorb_sse",
+    "pavelor::backend::vaes_x4::absorb_x4_impl",
+    "pavelor::backend::vaes_x4::absorb_x2_impl",
+    "pavelor::backend::vaes_x2::absorb_x2_impl",
+    "pavelor::backend::avx512_vaes::permute_impl",
+    "pavelor::backend::avx512_vaes::absorb_impl",
+    "pavelor::backend::avx512_vaes::hash_impl",
+    "pavelor::backend::aesni_avx::permute_impl",
+    "pavelor::backend::aesni_avx::absorb_impl",
+    "pavelor::backend::aesni_avx::hash_impl",
+    "pavelor::backend::aesni::permute_impl",
+    "pavelor::backend::aesni::absorb_impl",
+    "pavelor::backend::aesni::hash_impl",
+];
+
+/// The AArch64 kernel functions (backend `armv8-aes`), checked in the
+/// aarch64 build of the harness by [`check_listing_aarch64`].
+pub const KERNELS_AARCH64: &[&str] = &[
+    "pavelor::backend::aarch64::permute_impl",
+    "pavelor::backend::aarch64::absorb_impl",
+    "pavelor::backend::aarch64::hash_impl",
 ];
 
 /// The harness's own deliberately leaky vector function (see
@@ -143,7 +154,7 @@ fn split_operands(s: &str) -> Vec<String> {
 
 /// Parses `objdump -d --no-show-raw-insn -w` output into functions keyed by
 /// start address.
-fn parse_objdump(text: &str) -> BTreeMap<u64, Function> {
+fn parse_objdump(text: &str, arch: Arch) -> BTreeMap<u64, Function> {
     let mut funcs = BTreeMap::new();
     let mut current: Option<(u64, Function)> = None;
     for line in text.lines() {
@@ -171,7 +182,12 @@ fn parse_objdump(text: &str) -> BTreeMap<u64, Function> {
             continue;
         };
         // Drop a trailing `# comment` and the symbol annotation `<...>`.
-        let body = body.split(" #").next().unwrap_or(body).trim();
+        // (AArch64 comments start with `//`; `#` marks its immediates.)
+        let comment = match arch {
+            Arch::X86 => " #",
+            Arch::Aarch64 => " //",
+        };
+        let body = body.split(comment).next().unwrap_or(body).trim();
         let (mnemonic, ops) = match body.split_once(char::is_whitespace) {
             Some((m, o)) => (m.to_string(), o.trim()),
             None => (body.to_string(), ""),
@@ -302,7 +318,11 @@ fn check_insn(insn: &Insn, report: &mut KernelReport) {
 
 /// Checks every instance of every function whose demangled name is in
 /// `roots`, following direct calls. Returns one report per instance.
-fn check_functions(funcs: &BTreeMap<u64, Function>, roots: &[&str]) -> Vec<KernelReport> {
+fn check_functions(
+    funcs: &BTreeMap<u64, Function>,
+    roots: &[&str],
+    arch: Arch,
+) -> Vec<KernelReport> {
     let mut reports = Vec::new();
     for (&addr, f) in funcs {
         if !roots.contains(&f.name.as_str()) {
@@ -330,8 +350,14 @@ fn check_functions(funcs: &BTreeMap<u64, Function>, roots: &[&str]) -> Vec<Kerne
             }
             for insn in &func.insns {
                 report.instructions += 1;
-                check_insn(insn, &mut report);
-                if let Some(t) = call_target(insn) {
+                let target = match arch {
+                    Arch::X86 => {
+                        check_insn(insn, &mut report);
+                        call_target(insn)
+                    }
+                    Arch::Aarch64 => check_insn_aarch64(insn, &mut report),
+                };
+                if let Some(t) = target {
                     todo.push(t);
                 }
             }
@@ -361,8 +387,41 @@ pub fn disassemble(binary: &Path) -> Result<String, String> {
 /// Checks the functions named `roots` in an objdump listing. Each root must
 /// be present at least once (else the check would be vacuous).
 pub fn check_listing(listing: &str, roots: &[&str]) -> Result<Vec<KernelReport>, String> {
-    let funcs = parse_objdump(listing);
-    let reports = check_functions(&funcs, roots);
+    check_listing_arch(listing, roots, Arch::X86)
+}
+
+/// [`check_listing`] for an AArch64 listing (`aarch64-linux-gnu-objdump`),
+/// with the same taint argument in AArch64 terms:
+///
+/// 1. no instruction moves a SIMD register into a general-purpose register
+///    (`umov`, `smov`, `fmov`/`mov` to `x`/`w`) or sets the flags from SIMD
+///    data (`fcmp`, `fccmp`);
+/// 2. general-purpose loads are 64-bit loads (`ldr`/`ldp`/`ldur` into `x`
+///    registers) at a base register plus immediate; byte, halfword and
+///    32-bit loads and register-offset addressing (the table-lookup shape)
+///    are rejected, the others listed;
+/// 3. no indirect branch (`br`, `blr`); calls into the PLT (`bl
+///    <memcpy@plt>`: a fixed target, the padding copy of public length) are
+///    listed and not followed;
+/// 4. other direct calls (`bl`) are followed and checked by the same rules.
+pub fn check_listing_aarch64(listing: &str, roots: &[&str]) -> Result<Vec<KernelReport>, String> {
+    check_listing_arch(listing, roots, Arch::Aarch64)
+}
+
+/// Instruction set of a listing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Arch {
+    X86,
+    Aarch64,
+}
+
+fn check_listing_arch(
+    listing: &str,
+    roots: &[&str],
+    arch: Arch,
+) -> Result<Vec<KernelReport>, String> {
+    let funcs = parse_objdump(listing, arch);
+    let reports = check_functions(&funcs, roots, arch);
     let missing: Vec<&str> = roots
         .iter()
         .copied()
@@ -378,3 +437,165 @@ pub fn check_listing(listing: &str, roots: &[&str]) -> Result<Vec<KernelReport>,
         ))
     }
 }
+
+/// Whether an AArch64 operand is a general-purpose register (`x0`..`x30`,
+/// `w0`..`w30`, `xzr`, `wzr`, `sp`).
+fn is_gpr_aarch64(op: &str) -> bool {
+    if matches!(op, "xzr" | "wzr" | "sp" | "wsp") {
+        return true;
+    }
+    op.strip_prefix(['x', 'w'])
+        .is_some_and(|n| matches!(n.parse::<u8>(), Ok(0..=30)))
+}
+
+/// Whether an AArch64 operand names a SIMD/FP register (`v3.16b`, `q3`,
+/// `d3`, `s3`, `h3`, `b3`, `v3.d[1]`).
+fn is_simd_aarch64(op: &str) -> bool {
+    let Some(rest) = op.strip_prefix(['v', 'q', 'd', 's', 'h', 'b']) else {
+        return false;
+    };
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    !digits.is_empty() && matches!(digits.parse::<u8>(), Ok(0..=31))
+}
+
+/// Operands of an AArch64 instruction, split on commas outside `[...]` and
+/// `{...}`.
+fn split_operands_aarch64(ops: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for c in ops.chars() {
+        match c {
+            '[' | '{' => depth += 1,
+            ']' | '}' => depth -= 1,
+            _ => {}
+        }
+        if c == ',' && depth == 0 {
+            out.push(cur.trim().to_string());
+            cur.clear();
+        } else {
+            cur.push(c);
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+/// Checks one AArch64 instruction; returns the target of a direct call to
+/// follow.
+fn check_insn_aarch64(insn: &Insn, report: &mut KernelReport) -> Option<u64> {
+    let m = insn.mnemonic.as_str();
+    let ops_text = insn
+        .text
+        .split_once(char::is_whitespace)
+        .map_or("", |(_, o)| o.trim());
+    let ops = split_operands_aarch64(ops_text);
+    let mut violation = |why: &str| {
+        report
+            .violations
+            .push(format!("{:x}: {}: {why}", insn.addr, insn.text));
+    };
+    if m == "aese" {
+        report.aes_rounds += 1;
+    }
+    if m.starts_with("b.") || matches!(m, "cbz" | "cbnz" | "tbz" | "tbnz") {
+        report.conditional_branches += 1;
+    }
+    if matches!(m, "fcmp" | "fcmpe" | "fccmp" | "fccmpe") {
+        violation("sets the flags from SIMD/FP data");
+    }
+    if matches!(
+        m,
+        "br" | "blr" | "braa" | "brab" | "blraa" | "blrab" | "braaz" | "blraaz"
+    ) {
+        violation("indirect control flow");
+    }
+    let dst = ops.first().map(String::as_str).unwrap_or("");
+    if matches!(m, "umov" | "smov" | "fmov" | "mov" | "fcvtzs" | "fcvtzu")
+        && is_gpr_aarch64(dst)
+        && ops[1..].iter().any(|o| is_simd_aarch64(o))
+    {
+        violation("moves SIMD data into a general-purpose register");
+    }
+    let is_load = m.starts_with("ldr")
+        || m.starts_with("ldur")
+        || m.starts_with("ldp")
+        || m.starts_with("ldar")
+        || m.starts_with("ldx")
+        || m.starts_with("ldnp");
+    if is_load && is_gpr_aarch64(dst) {
+        let mem = ops
+            .iter()
+            .find(|o| o.starts_with('['))
+            .map(String::as_str)
+            .unwrap_or("");
+        let inner = mem.trim_start_matches('[').split(']').next().unwrap_or("");
+        let indexed = inner.split(',').skip(1).any(|o| is_gpr_aarch64(o.trim()));
+        let narrow = m.ends_with('b')
+            || m.ends_with('h')
+            || m.ends_with("sw")
+            || ops
+                .iter()
+                .take_while(|o| !o.starts_with('['))
+                .any(|o| o.starts_with('w'));
+        if indexed || narrow || mem.is_empty() {
+            violation(
+                "general-purpose load that is not a plain 64-bit field load (table lookup shape)",
+            );
+        } else {
+            report
+                .scalar_loads
+                .push(format!("{:x}: {}", insn.addr, insn.text));
+        }
+    }
+    if m == "bl" {
+        let t = ops.first()?;
+        // PLT stubs (memcpy of the public-length padding copy) and the
+        // core library's panic paths (bounds checks on public lengths) are
+        // fixed targets outside the kernel: listed, not followed.
+        if t.contains("@plt>") || t.contains("4core") {
+            report
+                .external_calls
+                .push(format!("{:x}: {}", insn.addr, insn.text));
+            return None;
+        }
+        return u64::from_str_radix(t.split_whitespace().next()?, 16).ok();
+    }
+    None
+}
+
+/// Disassembles an AArch64 `binary` with `aarch64-linux-gnu-objdump`.
+pub fn disassemble_aarch64(binary: &Path) -> Result<String, String> {
+    let out = Command::new("aarch64-linux-gnu-objdump")
+        .args(["-d", "--no-show-raw-insn", "-w"])
+        .arg(binary)
+        .output()
+        .map_err(|e| {
+            format!(
+                "cannot run aarch64-linux-gnu-objdump ({e}); install binutils-aarch64-linux-gnu"
+            )
+        })?;
+    if !out.status.success() {
+        return Err(format!(
+            "aarch64-linux-gnu-objdump failed on {}: {}",
+            binary.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// A synthetic AArch64 listing with the leaks the AArch64 rules must catch
+/// (a byte table lookup, a register-offset load, a SIMD lane moved to a
+/// general-purpose register, an indirect branch): the positive control of
+/// the AArch64 check.
+pub const LEAKY_AARCH64_LISTING: &str = "\
+0000000000001000 <pavelor_ct::toy::leaky_aarch64>:
+    1000:\tumov\tw8, v0.b[0]
+    1004:\tldrb\tw9, [x1, x8]
+    1008:\tldr\tx10, [x2, x9, lsl #3]
+    100c:\tblr\tx10
+    1010:\tret
+";

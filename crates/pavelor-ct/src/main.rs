@@ -51,6 +51,12 @@ fn main() -> ExitCode {
                 println!("toy {t:?}: result {r}");
                 return finish(true);
             }
+            "--static-check-aarch64" => {
+                let Some(binary) = it.next() else {
+                    return usage("--static-check-aarch64 needs the aarch64 build of pavelor-ct");
+                };
+                return static_check_aarch64(std::path::Path::new(&binary));
+            }
             "--static-check" => {
                 let binary = match it.next() {
                     Some(p) => std::path::PathBuf::from(p),
@@ -64,7 +70,9 @@ fn main() -> ExitCode {
             "--backend" => match it.next().map(|n| Backend::from_name(n)) {
                 Some(Ok(b)) => backends.push(b),
                 _ => {
-                    return usage("--backend needs one of portable, aesni, avx2-vaes, avx512-vaes");
+                    return usage(
+                        "--backend needs one of portable, aesni, aesni-avx, avx2-vaes, avx512-vaes",
+                    );
                 }
             },
             other => return usage(&format!("unknown argument '{other}'")),
@@ -130,6 +138,87 @@ fn finish(ok: bool) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// `--static-check-aarch64 BINARY`: the armv8-aes kernels of an aarch64
+/// build must be clean, the synthetic leaky listing must not.
+fn static_check_aarch64(binary: &std::path::Path) -> ExitCode {
+    use pavelor_ct::disasm;
+    let listing = match disasm::disassemble_aarch64(binary) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("pavelor-ct: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut ok = print_reports(disasm::check_listing_aarch64(
+        &listing,
+        disasm::KERNELS_AARCH64,
+    ));
+    match disasm::check_listing_aarch64(
+        disasm::LEAKY_AARCH64_LISTING,
+        &["pavelor_ct::toy::leaky_aarch64"],
+    ) {
+        Ok(r) if r.iter().all(|r| r.violations.len() >= 4) => {
+            println!("positive control (synthetic aarch64 leaks): rejected, as it must be");
+        }
+        other => {
+            println!("positive control (synthetic aarch64 leaks): FAIL {other:?}");
+            ok = false;
+        }
+    }
+    println!(
+        "static aarch64 kernel check: {}",
+        if ok { "PASS" } else { "FAIL" }
+    );
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Prints kernel reports; whether all are clean (and do AES rounds).
+fn print_reports(result: Result<Vec<pavelor_ct::disasm::KernelReport>, String>) -> bool {
+    let mut ok = true;
+    match result {
+        Ok(reports) => {
+            for r in &reports {
+                println!(
+                    "{} @{:x}: {} instructions, {} AES rounds, {} conditional branches, \
+                     {} scalar loads{}: {}",
+                    r.name,
+                    r.addr,
+                    r.instructions,
+                    r.aes_rounds,
+                    r.conditional_branches,
+                    r.scalar_loads.len(),
+                    if r.callees.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (calls {})", r.callees.join(", "))
+                    },
+                    if r.violations.is_empty() {
+                        "ok"
+                    } else {
+                        "VIOLATIONS"
+                    }
+                );
+                for l in &r.scalar_loads {
+                    println!("    scalar load {l}");
+                }
+                for v in &r.violations {
+                    println!("    violation {v}");
+                }
+                ok &= r.violations.is_empty() && r.aes_rounds > 0;
+            }
+        }
+        Err(e) => {
+            println!("kernels: FAIL {e}");
+            ok = false;
+        }
+    }
+    ok
 }
 
 /// `--static-check`: the kernels must be clean, the leaky toy must not.

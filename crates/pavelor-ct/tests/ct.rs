@@ -204,3 +204,29 @@ fn static_check_rejects_table_lookups_and_vector_escapes() {
     assert_eq!(clean[0].conditional_branches, 1);
     assert!(check_listing(listing, &["toy::missing"]).is_err());
 }
+
+#[test]
+fn aarch64_check_rejects_leaks_and_accepts_a_clean_kernel() {
+    use pavelor_ct::disasm;
+    let leaky = disasm::check_listing_aarch64(
+        disasm::LEAKY_AARCH64_LISTING,
+        &["pavelor_ct::toy::leaky_aarch64"],
+    )
+    .unwrap();
+    assert_eq!(leaky[0].violations.len(), 4, "{:?}", leaky[0].violations);
+    let clean = "\
+0000000000002000 <pavelor::backend::aarch64::permute_impl>:
+    2000:\tldr\tq0, [x0, #16]
+    2004:\taese\tv0.16b, v31.16b
+    2008:\taesmc\tv0.16b, v0.16b
+    200c:\teor\tv0.16b, v0.16b, v1.16b
+    2010:\tldr\tx9, [sp, #8]
+    2014:\tstr\tq0, [x0, #16]
+    2018:\tret
+";
+    let r =
+        disasm::check_listing_aarch64(clean, &["pavelor::backend::aarch64::permute_impl"]).unwrap();
+    assert!(r[0].violations.is_empty(), "{:?}", r[0].violations);
+    assert_eq!(r[0].aes_rounds, 1);
+    assert_eq!(r[0].scalar_loads.len(), 1);
+}

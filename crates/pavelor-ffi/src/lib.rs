@@ -170,19 +170,21 @@ pub unsafe extern "C" fn CryptHash(
         }
         let msg_len = byte_len(msg_len_bits).ok_or(CRYPTHASH_ERR_MESSAGE_TOO_LONG)?;
 
-        let mut hasher = InstanceHasher::new();
-        if msg_len != 0 {
+        let data: &[u8] = if msg_len == 0 {
+            &[]
+        } else {
             // SAFETY: `msg` is non-NULL (checked above since msg_len_bits != 0);
             // the caller guarantees `ceil(msg_len_bits / 8) == msg_len` readable,
             // initialized bytes there for the call; `msg_len <= isize::MAX` was
             // checked by `byte_len`; `u8` has alignment 1. The slice is only
-            // used within this block, before `digest` is written.
-            let data = unsafe { std::slice::from_raw_parts(msg, msg_len) };
-            hasher
-                .update_bits(data, msg_len_bits)
-                .map_err(|_| CRYPTHASH_ERR_INTERNAL)?;
-        }
-        let out = hasher.finalize();
+            // read by the one-shot hash below, before `digest` is written.
+            unsafe { std::slice::from_raw_parts(msg, msg_len) }
+        };
+        // The fused one-shot path (no streaming state, no buffering): one
+        // kernel call from the IV to the squeeze.
+        let mut out = pavelor::digest::Output::<InstanceHasher>::default();
+        InstanceHasher::digest_bits_into(data, msg_len_bits, &mut out)
+            .map_err(|_| CRYPTHASH_ERR_INTERNAL)?;
         if out.len() as u64 * 8 != u64::from(out_bits) {
             return Err(CRYPTHASH_ERR_INTERNAL);
         }

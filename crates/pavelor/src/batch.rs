@@ -6,7 +6,7 @@
 //! rounds of four messages at once (or two on a `ymm` register), so hashing a
 //! batch is up to about twice as fast per byte as hashing the messages one
 //! after the other (see the backend table in [`Backend`]). The other
-//! backends (`aesni`, `armv8-aes` on AArch64, `portable`) hash a batch one
+//! backends (`aesni`, `aesni-avx`, `armv8-aes` on AArch64, `portable`) hash a batch one
 //! message at a time with their single-message kernel ([`lanes`] is 1):
 //! AArch64 has no AES instruction wider than 128 bits, and one Paff state
 //! (19 independent AES rounds per Paff round) already keeps its AES units
@@ -35,9 +35,10 @@
 
 use core::fmt;
 
-use crate::backend::{Engine, LaneKernel, Lanes, Rate, wipe};
+use crate::backend::{Engine, LaneKernel, Lanes, wipe};
 use crate::paff::State;
 use crate::params::{MAX_RATE, P512, P768, P1024, Variant};
+use crate::sponge;
 use crate::{Algorithm, Backend, Error, Pavelor};
 use digest::Output;
 
@@ -137,14 +138,7 @@ pub fn hash_many_dyn_with(
 /// once (1 when the backend hashes batches one message at a time), or
 /// [`Error::BackendUnavailable`].
 pub fn lanes(backend: Backend) -> Result<usize, Error> {
-    let engine = Engine::new(backend)?;
-    Ok(if engine.x4().is_some() {
-        4
-    } else if engine.x2().is_some() {
-        2
-    } else {
-        1
-    })
+    Ok(Engine::new(backend)?.lanes())
 }
 
 fn hash_typed<V: Variant>(
@@ -187,6 +181,9 @@ fn hash_dyn(
     Ok(())
 }
 
+/// A lane's padding buffer (the sponge's padding writes up to two blocks).
+type Pad = [u8; 2 * MAX_RATE];
+
 /// Where a lane's next block comes from.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -195,9 +192,9 @@ enum Phase {
     Body,
     /// The padded final block in the lane's pad.
     Final,
-    /// Pavelor-1024's second squeeze: the lane's pad is all zero (absorbing
-    /// zero is a bare Paff).
-    Squeeze,
+    /// Squeeze block `k >= 1` (Pavelor-1024's second one): the lane's pad is
+    /// all zero (absorbing zero is a bare Paff).
+    Squeeze(usize),
 }
 
 /// One message in flight in a lane. The lane's pad buffer belongs to the
@@ -219,15 +216,13 @@ impl<'a> Job<'a> {
         }
     }
 
-    /// Moves to the final block when fewer than `rate` message bytes remain:
-    /// `pad = rest || 0x80 || 0.. || 0x01` (10*1 padding for byte messages;
-    /// `pad` is all zero on entry).
-    fn prepare(&mut self, rate: usize, pad: &mut [u8; MAX_RATE]) {
-        if self.phase == Phase::Body && self.rest.len() < rate {
-            let n = self.rest.len();
-            pad[..n].copy_from_slice(self.rest);
-            pad[n] = 0x80;
-            pad[rate - 1] |= 0x01;
+    /// Moves to the final block when fewer than `V::RATE` message bytes
+    /// remain: the sponge's padding ([`sponge::pad`]) of the rest into
+    /// `pad` (all zero on entry; one block, as batch messages are bytes).
+    fn prepare<V: Variant>(&mut self, pad: &mut Pad) {
+        if self.phase == Phase::Body && self.rest.len() < V::RATE {
+            let blocks = sponge::pad::<V>(self.rest, 0, 0, pad);
+            debug_assert_eq!(blocks, 1);
             self.rest = &[];
             self.phase = Phase::Final;
         }
@@ -237,18 +232,18 @@ impl<'a> Job<'a> {
     fn available(&self, rate: usize) -> usize {
         match self.phase {
             Phase::Body => self.rest.len() / rate,
-            Phase::Final | Phase::Squeeze => 1,
+            Phase::Final | Phase::Squeeze(_) => 1,
         }
     }
 
     /// The next `k` blocks (`k <= available`), from the message or `pad`.
-    fn blocks<'p>(&self, k: usize, rate: usize, pad: &'p [u8; MAX_RATE]) -> &'p [u8]
+    fn blocks<'p>(&self, k: usize, rate: usize, pad: &'p Pad) -> &'p [u8]
     where
         'a: 'p,
     {
         match self.phase {
             Phase::Body => &self.rest[..k * rate],
-            Phase::Final | Phase::Squeeze => &pad[..rate],
+            Phase::Final | Phase::Squeeze(_) => &pad[..rate],
         }
     }
 }
@@ -319,7 +314,7 @@ fn drive<'a, V: Variant, const N: usize, K: LaneKernel<N>>(
     let iv = V::IV;
     let mut st: Lanes<N> = [[[0; 16]; N]; 20];
     let mut jobs: [Option<Job<'a>>; N] = [None; N];
-    let mut pads = [[0u8; MAX_RATE]; N];
+    let mut pads: [Pad; N] = [[0u8; 2 * MAX_RATE]; N];
 
     // Lanes handed over by a wider kernel (at most N of them: a kernel hands
     // over only when at most half of its lanes are busy).
@@ -362,7 +357,7 @@ fn drive<'a, V: Variant, const N: usize, K: LaneKernel<N>>(
         let mut k = usize::MAX;
         for (job, pad) in jobs.iter_mut().zip(&mut pads) {
             if let Some(job) = job {
-                job.prepare(rate, pad);
+                job.prepare::<V>(pad);
                 k = k.min(job.available(rate));
             }
         }
@@ -375,7 +370,7 @@ fn drive<'a, V: Variant, const N: usize, K: LaneKernel<N>>(
                 .unwrap_or(&[]);
             let blocks: [&[u8]; N] =
                 core::array::from_fn(|l| jobs[l].map_or(filler, |j| j.blocks(k, rate, &pads[l])));
-            kernel.absorb_lanes(&mut st, blocks, Rate::of::<V>());
+            kernel.absorb_lanes::<V>(&mut st, blocks);
         }
 
         // Advance every busy lane; write digests of finished messages.
@@ -386,21 +381,22 @@ fn drive<'a, V: Variant, const N: usize, K: LaneKernel<N>>(
                     job.rest = &job.rest[k * rate..];
                     false
                 }
-                Phase::Final => {
-                    let first = V::DIGEST.min(rate);
-                    read_lane(&st, l, &mut queue.out[job.idx * V::DIGEST..][..first]);
+                Phase::Final | Phase::Squeeze(_) => {
+                    // Squeeze block `q`: digest bytes `q * RATE ..`.
+                    let q = match job.phase {
+                        Phase::Squeeze(q) => q,
+                        Phase::Final | Phase::Body => 0,
+                    };
+                    let digest = &mut queue.out[job.idx * V::DIGEST..][..V::DIGEST];
+                    let dst = digest.chunks_mut(rate).nth(q).unwrap_or_default();
+                    read_lane(&st, l, dst);
                     wipe(&mut pads[l]);
-                    if V::DIGEST > rate {
-                        job.phase = Phase::Squeeze;
+                    if q + 1 < sponge::squeeze_blocks::<V>() {
+                        job.phase = Phase::Squeeze(q + 1);
                         false
                     } else {
                         true
                     }
-                }
-                Phase::Squeeze => {
-                    let dst = &mut queue.out[job.idx * V::DIGEST..][rate..V::DIGEST];
-                    read_lane(&st, l, dst);
-                    true
                 }
             };
             if done {
@@ -429,4 +425,343 @@ fn read_lane<const N: usize>(st: &Lanes<N>, l: usize, dst: &mut [u8]) {
     for (chunk, sub) in dst.chunks_mut(16).zip(st) {
         chunk.copy_from_slice(&sub[l][..chunk.len()]);
     }
+}
+
+/// The most lanes any backend has (the 4-lane `zmm` kernel).
+const MAX_LANES: usize = 4;
+
+/// Errors of [`LaneHasher`]. Nothing is changed when one is returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LaneError {
+    /// `lane` is not below [`LaneHasher::lanes`].
+    NoSuchLane {
+        /// The lane asked for.
+        lane: usize,
+        /// The number of lanes.
+        lanes: usize,
+    },
+    /// [`LaneHasher::start`] on a lane that already has a message in
+    /// progress.
+    Busy(usize),
+    /// [`LaneHasher::finish`] or [`LaneHasher::detach`] on a lane with no
+    /// message in progress.
+    Idle(usize),
+    /// [`LaneHasher::absorb`] got `given` chunks, not one per lane.
+    ChunkCount {
+        /// [`LaneHasher::lanes`].
+        expected: usize,
+        /// Chunks given.
+        given: usize,
+    },
+    /// [`LaneHasher::absorb`]: the chunk of `lane` has `len` bytes, but
+    /// every busy lane needs the same whole number of rate blocks
+    /// (`expected` bytes, taken from the first busy lane) and every idle
+    /// lane an empty chunk (`expected` = 0).
+    ChunkLength {
+        /// The offending lane.
+        lane: usize,
+        /// Its chunk length.
+        len: usize,
+        /// The length it needed.
+        expected: usize,
+    },
+}
+
+impl fmt::Display for LaneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            LaneError::NoSuchLane { lane, lanes } => {
+                write!(f, "lane {lane} does not exist ({lanes} lanes)")
+            }
+            LaneError::Busy(lane) => write!(f, "lane {lane} already has a message in progress"),
+            LaneError::Idle(lane) => write!(f, "lane {lane} has no message in progress"),
+            LaneError::ChunkCount { expected, given } => {
+                write!(f, "{given} chunks given for {expected} lanes")
+            }
+            LaneError::ChunkLength {
+                lane,
+                len,
+                expected,
+            } => write!(
+                f,
+                "chunk of lane {lane} has {len} bytes, expected {expected}"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for LaneError {}
+
+/// Streaming hasher for several independent messages at once, one per
+/// lane of the backend's widest batch kernel (4 with `avx512-vaes`, 2 with
+/// `avx2-vaes`, otherwise 1): the building block for hashing many files
+/// concurrently, where [`hash_many`] needs every message in memory.
+///
+/// Each lane holds at most one message in progress:
+///
+/// * [`start`](Self::start) begins a new message in an idle lane;
+/// * [`absorb`](Self::absorb) takes one chunk per lane and absorbs them
+///   *together* in the wide kernel: every busy lane gives the same whole
+///   number of rate blocks ([`Variant::RATE`] bytes each; a multiple of
+///   `lcm` of the rates, e.g. 64 KiB, suits every instance), idle lanes an
+///   empty chunk;
+/// * [`finish`](Self::finish) ends one lane's message with its last bytes
+///   (any length: whole blocks are absorbed single-lane, then the sponge's
+///   padding and squeeze) and returns the digest; the lane becomes idle and
+///   can be [`start`](Self::start)ed again at once, independently of the
+///   others;
+/// * [`detach`](Self::detach) moves a lane's message out into a
+///   single-message [`Pavelor`] hasher, e.g. when the other messages have
+///   ended and this one still has a long way to go (a lone busy lane also
+///   falls back to the single-message kernel inside `absorb`).
+///
+/// The digests are those of [`Pavelor::digest`] of each message. Which
+/// kernel runs depends only on how many lanes are busy (public), never on
+/// message contents. States are wiped when a lane finishes or detaches and
+/// when the hasher is dropped.
+///
+/// ```
+/// use pavelor::{LaneHasher, P512, Pavelor512};
+///
+/// let files: [&[u8]; 3] = [&[1; 1000], &[2; 5000], b"short"];
+/// let mut h = LaneHasher::<P512>::new();
+/// let lanes = h.lanes(); // 4, 2 or 1 depending on the CPU
+/// let mut digests = Vec::new();
+/// // Hash the files `lanes` at a time, in chunks of 2 blocks (384 bytes).
+/// for group in files.chunks(lanes) {
+///     let mut rest: Vec<&[u8]> = group.to_vec();
+///     for lane in 0..group.len() {
+///         h.start(lane)?;
+///     }
+///     // Absorb together while every message has a whole chunk left.
+///     while rest.iter().all(|m| m.len() >= 384) {
+///         let chunks: Vec<&[u8]> = (0..lanes)
+///             .map(|l| rest.get(l).map_or(&[][..], |m| &m[..384]))
+///             .collect();
+///         h.absorb(&chunks)?;
+///         for m in &mut rest {
+///             *m = &m[384..];
+///         }
+///     }
+///     for (lane, m) in rest.iter().enumerate() {
+///         digests.push(h.finish(lane, m)?);
+///     }
+/// }
+/// for (d, f) in digests.iter().zip(files) {
+///     assert_eq!(*d, Pavelor512::digest(f));
+/// }
+/// # Ok::<(), pavelor::LaneError>(())
+/// ```
+pub struct LaneHasher<V: Variant> {
+    engine: Engine,
+    states: [State; MAX_LANES],
+    busy: [bool; MAX_LANES],
+    _variant: core::marker::PhantomData<V>,
+}
+
+impl<V: Variant> LaneHasher<V> {
+    /// A lane hasher with the fastest backend this CPU runs; all lanes idle.
+    pub fn new() -> Self {
+        Self::with_engine(Engine::best())
+    }
+
+    /// A lane hasher with the given backend (and so its batch kernels, see
+    /// [`Backend`]), or [`Error::BackendUnavailable`].
+    pub fn with_backend(backend: Backend) -> Result<Self, Error> {
+        Engine::new(backend).map(Self::with_engine)
+    }
+
+    fn with_engine(engine: Engine) -> Self {
+        LaneHasher {
+            engine,
+            states: [[[0; 16]; 20]; MAX_LANES],
+            busy: [false; MAX_LANES],
+            _variant: core::marker::PhantomData,
+        }
+    }
+
+    /// The backend in use.
+    pub fn backend(&self) -> Backend {
+        self.engine.backend()
+    }
+
+    /// The number of lanes (messages in progress at once): 4, 2 or 1.
+    pub fn lanes(&self) -> usize {
+        self.engine.lanes()
+    }
+
+    /// Whether `lane` has a message in progress (`false` for lanes that do
+    /// not exist).
+    pub fn is_busy(&self, lane: usize) -> bool {
+        lane < self.lanes() && self.busy[lane]
+    }
+
+    /// The number of lanes with a message in progress.
+    pub fn busy_lanes(&self) -> usize {
+        self.busy[..self.lanes()].iter().filter(|&&b| b).count()
+    }
+
+    fn check(&self, lane: usize) -> Result<(), LaneError> {
+        let lanes = self.lanes();
+        if lane < lanes {
+            Ok(())
+        } else {
+            Err(LaneError::NoSuchLane { lane, lanes })
+        }
+    }
+
+    /// Begins a new (empty) message in the idle `lane`.
+    ///
+    /// Errors: [`LaneError::NoSuchLane`], [`LaneError::Busy`].
+    pub fn start(&mut self, lane: usize) -> Result<(), LaneError> {
+        self.check(lane)?;
+        if self.busy[lane] {
+            return Err(LaneError::Busy(lane));
+        }
+        self.states[lane] = V::IV;
+        self.busy[lane] = true;
+        Ok(())
+    }
+
+    /// Appends `chunks[l]` to the message of every busy lane `l`, absorbing
+    /// all of them together: `chunks.len()` must be [`lanes`](Self::lanes),
+    /// every busy lane's chunk the same whole number of rate blocks (it may
+    /// be zero blocks), every idle lane's chunk empty.
+    ///
+    /// Errors: [`LaneError::ChunkCount`], [`LaneError::ChunkLength`].
+    pub fn absorb(&mut self, chunks: &[&[u8]]) -> Result<(), LaneError> {
+        let lanes = self.lanes();
+        if chunks.len() != lanes {
+            return Err(LaneError::ChunkCount {
+                expected: lanes,
+                given: chunks.len(),
+            });
+        }
+        let first_busy = (0..lanes).find(|&l| self.busy[l]);
+        let len = first_busy.map_or(0, |l| chunks[l].len());
+        for (lane, chunk) in chunks.iter().enumerate() {
+            let expected = if self.busy[lane] { len } else { 0 };
+            if chunk.len() != expected || !expected.is_multiple_of(V::RATE) {
+                return Err(LaneError::ChunkLength {
+                    lane,
+                    len: chunk.len(),
+                    expected: expected - expected % V::RATE,
+                });
+            }
+        }
+        if len == 0 {
+            return Ok(());
+        }
+        // Busy lanes, grouped onto the widest kernel that is worth it; a
+        // group's spare kernel lanes repeat one of its lanes (the same
+        // state and input give the same result, written back twice).
+        let mut todo = [0usize; MAX_LANES];
+        let mut n = 0;
+        for lane in (0..lanes).filter(|&l| self.busy[l]) {
+            todo[n] = lane;
+            n += 1;
+        }
+        let mut todo = &todo[..n];
+        while !todo.is_empty() {
+            if let Some(k) = self.engine.x4().filter(|_| todo.len() >= 3) {
+                let idx = core::array::from_fn(|i| todo[i.min(todo.len() - 1)]);
+                run_group::<V, 4, _>(k, &mut self.states, idx, chunks);
+                todo = &todo[todo.len().min(4)..];
+            } else if let Some(k) = self.engine.x2().filter(|_| todo.len() >= 2) {
+                run_group::<V, 2, _>(k, &mut self.states, [todo[0], todo[1]], chunks);
+                todo = &todo[2..];
+            } else {
+                let lane = todo[0];
+                self.engine
+                    .absorb::<V>(&mut self.states[lane], chunks[lane]);
+                todo = &todo[1..];
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the message of `lane` with `rest` (any length), returns its
+    /// digest and leaves the lane idle (its state wiped).
+    ///
+    /// Errors: [`LaneError::NoSuchLane`], [`LaneError::Idle`].
+    pub fn finish(&mut self, lane: usize, rest: &[u8]) -> Result<Output<Pavelor<V>>, LaneError> {
+        let mut out = Output::<Pavelor<V>>::default();
+        let mut sponge = self.take(lane)?;
+        let whole = rest.len() - rest.len() % V::RATE;
+        sponge.absorb_blocks::<V>(&rest[..whole]);
+        sponge.finish::<V>(&rest[whole..], 0, 0, &mut out);
+        Ok(out)
+    }
+
+    /// Moves the message of `lane` out into a single-message streaming
+    /// hasher (same backend), which continues it exactly where it was; the
+    /// lane becomes idle (its state wiped).
+    ///
+    /// Errors: [`LaneError::NoSuchLane`], [`LaneError::Idle`].
+    pub fn detach(&mut self, lane: usize) -> Result<Pavelor<V>, LaneError> {
+        let state = self.take_state(lane)?;
+        Ok(Pavelor::from_core(crate::PavelorCore::from_state(
+            state,
+            self.engine,
+        )))
+    }
+
+    fn take_state(&mut self, lane: usize) -> Result<State, LaneError> {
+        self.check(lane)?;
+        if !self.busy[lane] {
+            return Err(LaneError::Idle(lane));
+        }
+        let state = self.states[lane];
+        wipe(self.states[lane].as_flattened_mut());
+        self.busy[lane] = false;
+        Ok(state)
+    }
+
+    fn take(&mut self, lane: usize) -> Result<crate::sponge::Sponge, LaneError> {
+        let state = self.take_state(lane)?;
+        Ok(crate::sponge::Sponge::from_state(state, self.engine))
+    }
+}
+
+impl<V: Variant> Default for LaneHasher<V> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<V: Variant> fmt::Debug for LaneHasher<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never print states.
+        f.debug_struct("LaneHasher")
+            .field("instance", &V::NAME)
+            .field("backend", &self.backend())
+            .field("busy", &&self.busy[..self.lanes()])
+            .finish()
+    }
+}
+
+impl<V: Variant> Drop for LaneHasher<V> {
+    fn drop(&mut self) {
+        wipe(self.states.as_flattened_mut().as_flattened_mut());
+    }
+}
+
+/// Absorbs `chunks[idx[l]]` into `states[idx[l]]` for the `N` lanes of one
+/// kernel call (indices may repeat; see [`LaneHasher::absorb`]).
+fn run_group<V: Variant, const N: usize, K: LaneKernel<N>>(
+    kernel: K,
+    states: &mut [State; MAX_LANES],
+    idx: [usize; N],
+    chunks: &[&[u8]],
+) {
+    let mut st: Lanes<N> = [[[0; 16]; N]; 20];
+    for (l, &i) in idx.iter().enumerate() {
+        set_lane(&mut st, l, &states[i]);
+    }
+    kernel.absorb_lanes::<V>(&mut st, idx.map(|i| chunks[i]));
+    for (l, &i) in idx.iter().enumerate() {
+        states[i] = get_lane(&st, l);
+    }
+    wipe(st.as_flattened_mut().as_flattened_mut());
 }

@@ -42,6 +42,18 @@ impl<V: Variant> PavelorCore<V> {
         }
     }
 
+    /// A core continuing a byte-aligned message whose whole blocks have been
+    /// absorbed into `state` (a lane leaving the multi-lane hasher).
+    #[inline]
+    pub(crate) fn from_state(state: crate::paff::State, engine: Engine) -> Self {
+        PavelorCore {
+            sponge: Sponge::from_state(state, engine),
+            tail: 0,
+            tail_bits: 0,
+            _variant: PhantomData,
+        }
+    }
+
     /// A core using the given backend, or an error if this CPU lacks it.
     pub fn with_backend(backend: Backend) -> Result<Self, crate::Error> {
         Engine::new(backend).map(Self::with_engine)

@@ -9,7 +9,6 @@ use digest::{FixedOutput, FixedOutputReset, HashMarker, Output, Reset, Update};
 use crate::backend::{Engine, wipe};
 use crate::core_api::PavelorCore;
 use crate::params::{MAX_RATE, P512, P768, P1024, Variant};
-use crate::sponge::Sponge;
 use crate::{Backend, Error};
 
 /// Streaming Pavelor hasher for instance `V` (see [`Pavelor512`],
@@ -53,7 +52,7 @@ impl<V: Variant> Pavelor<V> {
     }
 
     #[inline]
-    fn from_core(core: PavelorCore<V>) -> Self {
+    pub(crate) fn from_core(core: PavelorCore<V>) -> Self {
         Pavelor {
             core,
             buf: [0; MAX_RATE],
@@ -148,21 +147,42 @@ impl<V: Variant> Pavelor<V> {
 
     #[inline]
     fn one_shot(engine: Engine, data: &[u8]) -> Output<Self> {
-        let mut sponge = Sponge::new::<V>(engine);
-        let whole = data.len() - data.len() % V::RATE;
-        if whole > 0 {
-            sponge.absorb_blocks::<V>(&data[..whole]);
-        }
         let mut out = Output::<Self>::default();
-        sponge.finish::<V>(&data[whole..], 0, 0, &mut out);
+        engine.hash::<V>(data, 0, 0, &mut out);
         out
     }
 
-    /// One-shot digest of the first `nbits` bits of `data`.
+    /// One-shot digest of the first `nbits` bits of `data` (MSB-first; a
+    /// partial last byte contributes its top `nbits % 8` bits), with the
+    /// fastest backend: one fused kernel call, like [`Pavelor::digest`].
+    ///
+    /// Errors: [`Error::BitLength`] if `nbits > 8 * data.len()`.
+    #[inline]
     pub fn digest_bits(data: &[u8], nbits: u64) -> Result<Output<Self>, Error> {
-        let mut h = Self::new();
-        h.update_bits(data, nbits)?;
-        Ok(h.finalize())
+        let mut out = Output::<Self>::default();
+        Self::digest_bits_into(data, nbits, &mut out)?;
+        Ok(out)
+    }
+
+    /// Like [`Pavelor::digest_bits`], writing the digest into `out` (no
+    /// digest-sized return value to move: the C ABI's path).
+    ///
+    /// Errors: [`Error::BitLength`] if `nbits > 8 * data.len()`; `out` is
+    /// then unchanged.
+    #[inline]
+    pub fn digest_bits_into(data: &[u8], nbits: u64, out: &mut Output<Self>) -> Result<(), Error> {
+        let engine = Engine::best();
+        let whole = usize::try_from(nbits / 8)
+            .ok()
+            .filter(|&w| w < data.len() || (w == data.len() && nbits.is_multiple_of(8)))
+            .ok_or(Error::BitLength {
+                nbits,
+                bytes: data.len(),
+            })?;
+        let bits = (nbits % 8) as u8; // < 8
+        let tail = if bits == 0 { 0 } else { data[whole] };
+        engine.hash::<V>(&data[..whole], tail, bits, out);
+        Ok(())
     }
 
     /// Appends whole bytes at a byte-aligned position: fills the buffer,

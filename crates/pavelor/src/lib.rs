@@ -53,7 +53,7 @@ pub mod params;
 mod sponge;
 
 pub use backend::Backend;
-pub use batch::{BatchError, hash_many, hash_many_dyn};
+pub use batch::{BatchError, LaneError, LaneHasher, hash_many, hash_many_dyn};
 pub use core_api::PavelorCore;
 pub use digest::{self, Digest};
 pub use dynamic::{Algorithm, DynHasher, DynOutput};

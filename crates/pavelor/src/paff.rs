@@ -92,27 +92,75 @@ const fn hex16(s: &[u8; 32]) -> [u8; 16] {
     out
 }
 
-/// One Paff round written once, generic over the AES-round primitive
-/// `aesenc(x, y) = A(x) XOR y`: `N[j] = aesenc(S[P1[j]], S[P2[j]])`, except
-/// `N[CONST_OUT] = RC[round] XOR S[P2[CONST_OUT]]`.
+/// The Paff round wiring, written out once for every backend: expands to
+/// the 20 new subblocks `[N[0], .., N[19]]` of one round as an array
+/// expression, from the old subblocks `$o` (anything indexable by a
+/// constant), the AES-round function `$enc(x, y) = A(x) XOR y`, the XOR
+/// function `$xor` and the round constant `$rc`:
+/// `N[j] = $enc($o[P1[j]], $o[P2[j]])`, except `N[CONST_OUT] = $xor($rc, $o[8])`.
 ///
-/// Backends that process one block at a time use this; batched backends
-/// gather the 19 AES inputs themselves but must follow the same wiring.
+/// Every index is a literal, so a kernel that keeps the state in a register
+/// array and unrolls the rounds gets pure register renaming. The AES rounds
+/// are listed in output order, which is also roughly the order their inputs
+/// become ready, helping the scheduler keep the AES units busy across round
+/// boundaries. A macro rather than a generic function so that each kernel's
+/// (target-feature, `unsafe`) primitives are called from inside that
+/// kernel's own `unsafe` block; `tests::macro_matches_tables` checks it
+/// against [`P1`], [`P2`] and [`CONST_OUT`].
+macro_rules! paff_round {
+    ($o:expr, $rc:expr, $enc:expr, $xor:expr) => {{
+        let o = $o;
+        [
+            $enc(o[19], o[1]),
+            $enc(o[4], o[0]),
+            $enc(o[6], o[3]),
+            $enc(o[17], o[4]),
+            $enc(o[9], o[5]),
+            $enc(o[0], o[2]),
+            $enc(o[13], o[7]),
+            $xor($rc, o[8]),
+            $enc(o[8], o[9]),
+            $enc(o[5], o[10]),
+            $enc(o[15], o[6]),
+            $enc(o[10], o[12]),
+            $enc(o[16], o[13]),
+            $enc(o[3], o[14]),
+            $enc(o[12], o[15]),
+            $enc(o[14], o[16]),
+            $enc(o[18], o[17]),
+            $enc(o[7], o[18]),
+            $enc(o[2], o[19]),
+            $enc(o[1], o[11]),
+        ]
+    }};
+}
+pub(crate) use paff_round;
+
+/// The 24 rounds of Paff, fully unrolled, on the register array `$s`:
+/// `$s = paff_round!($s, $rc(i), $enc, $xor)` for `i = 0..24`, where
+/// `$rc(i)` yields `RC[i]` in the kernel's vector type.
+macro_rules! paff_rounds {
+    ($s:ident, $rc:expr, $enc:expr, $xor:expr) => {
+        $crate::paff::paff_rounds!(@r $s, $rc, $enc, $xor;
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23)
+    };
+    (@r $s:ident, $rc:expr, $enc:expr, $xor:expr; $($i:literal)*) => {
+        $( $s = $crate::paff::paff_round!($s, $rc($i), $enc, $xor); )*
+    };
+}
+pub(crate) use paff_rounds;
+
+/// One Paff round on byte arrays, generic over the AES-round primitive
+/// `aesenc(x, y) = A(x) XOR y` (the wiring of [`paff_round!`]), for
+/// software backends and tests.
 #[inline(always)]
 pub fn round_with(
     state: &State,
     round: usize,
     mut aesenc: impl FnMut(&[u8; 16], &[u8; 16]) -> [u8; 16],
 ) -> State {
-    let mut next = [[0u8; 16]; SUBBLOCKS];
-    for (j, out) in next.iter_mut().enumerate() {
-        *out = if j == CONST_OUT {
-            xor16(&RC[round], &state[P2[j]])
-        } else {
-            aesenc(&state[P1[j]], &state[P2[j]])
-        };
-    }
-    next
+    let s: [&[u8; 16]; SUBBLOCKS] = core::array::from_fn(|j| &state[j]);
+    paff_round!(s, &RC[round], aesenc, xor16)
 }
 
 /// XOR of two 16-byte blocks.
@@ -139,6 +187,22 @@ mod tests {
             }
         }
         assert_eq!(P1[CONST_OUT], 11);
+    }
+
+    #[test]
+    fn macro_matches_tables() {
+        // Run the macro on subblock indices: `enc` records (P1, P2) pairs.
+        let o: [usize; SUBBLOCKS] = core::array::from_fn(|j| j);
+        let pairs: [(usize, usize); SUBBLOCKS] =
+            paff_round!(o, usize::MAX, |x, y| (x, y), |rc, y| (rc, y));
+        for (j, &(x, y)) in pairs.iter().enumerate() {
+            assert_eq!(y, P2[j], "P2[{j}]");
+            if j == CONST_OUT {
+                assert_eq!(x, usize::MAX);
+            } else {
+                assert_eq!(x, P1[j], "P1[{j}]");
+            }
+        }
     }
 
     #[test]

@@ -76,7 +76,12 @@ fn names_round_trip() {
 
 #[test]
 fn other_architectures_backends_are_unavailable() {
-    let x86 = [Backend::AesNi, Backend::Avx2Vaes, Backend::Avx512Vaes];
+    let x86 = [
+        Backend::AesNi,
+        Backend::AesNiAvx,
+        Backend::Avx2Vaes,
+        Backend::Avx512Vaes,
+    ];
     if !cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
         for b in x86 {
             assert!(!b.is_available(), "{b} reported available off x86");
@@ -139,4 +144,17 @@ fn expected_best_backend() {
     assert_eq!(out[0], forced);
     assert_eq!(out[2], forced);
     eprintln!("best backend is {want}, as expected");
+}
+
+#[test]
+fn best_is_the_widest_level_available() {
+    let best = Backend::best();
+    assert!(best.is_available());
+    // No available backend is listed before `best` in `ALL` (fastest first),
+    // and AES-NI + AVX CPUs never default to the SSE kernel.
+    let first = Backend::ALL.iter().find(|b| b.is_available()).copied();
+    assert_eq!(Some(best), first);
+    if Backend::AesNiAvx.is_available() {
+        assert_ne!(best, Backend::AesNi);
+    }
 }

@@ -215,3 +215,31 @@ fn forcing_an_unknown_backend_name_is_an_error() {
     );
     assert_eq!(Backend::from_name("portable"), Ok(Backend::Portable));
 }
+
+/// The fused one-shot path for bit-length messages (`digest_bits`, the C
+/// ABI's path) equals streaming on the portable backend, at every bit
+/// length around the block boundaries, including the two-block padding
+/// case (a 7-bit partial byte in the last byte of a block).
+#[test]
+fn one_shot_bits_match_streaming_portable() {
+    let data: Vec<u8> = (0..400u32).map(|i| (i * 151 + 7) as u8).collect();
+    fn check<V: pavelor::Variant>(data: &[u8]) {
+        for nbits in (0..(2 * V::RATE as u64 * 8 + 16)).filter(|n| {
+            let r = V::RATE as u64 * 8;
+            *n < 40 || (n % r) < 24 || (n % r) > r - 24
+        }) {
+            let mut h = pavelor::Pavelor::<V>::with_backend(pavelor::Backend::Portable).unwrap();
+            h.update_bits(data, nbits).unwrap();
+            let want = h.finalize();
+            assert_eq!(
+                pavelor::Pavelor::<V>::digest_bits(data, nbits).unwrap(),
+                want,
+                "{} nbits {nbits}",
+                V::NAME
+            );
+        }
+    }
+    check::<pavelor::P512>(&data);
+    check::<pavelor::P768>(&data);
+    check::<pavelor::P1024>(&data);
+}

@@ -42,8 +42,11 @@
 //!
 //! # Kernel layout
 //!
-//! As in the x86 kernels, the round is written out with constant indices and
-//! the 24 rounds are fully unrolled, so the register allocator renames the
+//! As in the x86 kernels, the round is the shared
+//! [`crate::paff::paff_rounds!`] (constant indices, 24 rounds fully
+//! unrolled) and the absorb / permute / one-shot bodies are those of
+//! [`super::kernel`]; this file supplies the NEON vector type. The state
+//! stays in registers, so the register allocator renames the
 //! state from round to round: 20 state registers, the zero key, the round
 //! constant and temporaries fit in the 32 NEON registers. `AESE` overwrites
 //! its data operand, so a subblock still needed as an `EOR` operand is
@@ -57,8 +60,8 @@
 
 use core::arch::aarch64::{uint8x16_t, vaeseq_u8, vaesmcq_u8, veorq_u8, vld1q_u8, vst1q_u8};
 
-use super::{Rate, by_rate};
-use crate::paff::{RC, SUBBLOCKS, State};
+use super::kernel::{Vector, single_kernel};
+use crate::paff::RC;
 
 cpufeatures::new!(hwcap_aes, "aes");
 
@@ -76,63 +79,6 @@ impl Token {
     }
 }
 
-// The kernel is written as macros rather than `#[inline(always)]` helper
-// functions: the AES intrinsics are `#[inline(always)]` functions that need
-// the `aes` target feature, so every call must sit (after expansion) inside
-// a function compiled with that feature, namely `permute_impl` and
-// `absorb_impl` below. They are safe to call there; only the loads and
-// stores need `unsafe`.
-
-/// `A($x) XOR $y`, with `$z` the all-zero vector as the `AESE` key.
-macro_rules! enc {
-    ($x:expr, $y:expr, $z:expr) => {
-        veorq_u8(vaesmcq_u8(vaeseq_u8($x, $z)), $y)
-    };
-}
-
-/// One Paff round on the register array `$s`: `N[j] = A(S[P1[j]]) XOR
-/// S[P2[j]]`, `N[7] = RC[$i] XOR S[8]` (see [`crate::paff`]), every index a
-/// constant.
-macro_rules! round {
-    ($s:ident, $i:literal, $z:ident) => {{
-        let o = $s;
-        let rc = load16(&RC[$i]);
-        $s = [
-            enc!(o[19], o[1], $z),
-            enc!(o[4], o[0], $z),
-            enc!(o[6], o[3], $z),
-            enc!(o[17], o[4], $z),
-            enc!(o[9], o[5], $z),
-            enc!(o[0], o[2], $z),
-            enc!(o[13], o[7], $z),
-            veorq_u8(rc, o[8]),
-            enc!(o[8], o[9], $z),
-            enc!(o[5], o[10], $z),
-            enc!(o[15], o[6], $z),
-            enc!(o[10], o[12], $z),
-            enc!(o[16], o[13], $z),
-            enc!(o[3], o[14], $z),
-            enc!(o[12], o[15], $z),
-            enc!(o[14], o[16], $z),
-            enc!(o[18], o[17], $z),
-            enc!(o[7], o[18], $z),
-            enc!(o[2], o[19], $z),
-            enc!(o[1], o[11], $z),
-        ];
-    }};
-}
-
-/// The 24 rounds of Paff on the register array `$s`, fully unrolled.
-macro_rules! paff {
-    ($s:ident) => {{
-        let z = opaque_zero();
-        paff!(@rounds $s, z; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23);
-    }};
-    (@rounds $s:ident, $z:ident; $($i:literal)*) => {
-        $( round!($s, $i, $z); )*
-    };
-}
-
 /// The all-zero vector, as a value the optimiser cannot see is zero.
 ///
 /// With a visible zero key, LLVM rewrites `AESE(N, 0)` with `N = A XOR Y`
@@ -140,10 +86,12 @@ macro_rules! paff {
 /// still computing `N` for its other use. That keeps the old and the new
 /// state live together and spills half of it to the stack in every round;
 /// hiding the zero keeps the one-`EOR`-per-output form, which fits in the
-/// 32 registers.
+/// 32 registers. (The empty `asm!` is pure, so all its uses share one
+/// register.)
 #[inline(always)]
 fn opaque_zero() -> uint8x16_t {
-    let mut v = load16(&[0u8; 16]);
+    // SAFETY: 16 readable bytes; NEON is baseline on AArch64.
+    let mut v = unsafe { vld1q_u8([0u8; 16].as_ptr()) };
     // SAFETY: an empty assembly block (a comment naming the register): it
     // reads and writes no memory, touches no flags or stack, and leaves the
     // register's value (zero) unchanged.
@@ -153,64 +101,57 @@ fn opaque_zero() -> uint8x16_t {
     v
 }
 
-/// Loads 16 bytes.
-#[inline(always)]
-fn load16(bytes: &[u8; 16]) -> uint8x16_t {
-    // SAFETY: `bytes` is 16 readable bytes; `vld1q_u8` has no alignment
-    // requirement beyond that of `u8`. NEON is baseline on AArch64.
-    unsafe { vld1q_u8(bytes.as_ptr()) }
-}
+/// One AES block in a NEON register.
+#[derive(Clone, Copy)]
+pub(crate) struct Neon(uint8x16_t);
 
-#[inline(always)]
-fn load(state: &State) -> [uint8x16_t; SUBBLOCKS] {
-    core::array::from_fn(|j| load16(&state[j]))
-}
+// SAFETY (every method): called only from this file's `#[target_feature]`
+// functions (`aes`, proven by the token); memory operands are in bounds as
+// documented on [`Vector`].
+impl Vector<1> for Neon {
+    #[inline(always)]
+    unsafe fn load(row: &[[u8; 16]; 1]) -> Self {
+        // SAFETY: 16 readable bytes; `vld1q_u8` is unaligned.
+        Neon(unsafe { vld1q_u8(row[0].as_ptr()) })
+    }
 
-#[inline(always)]
-fn store(state: &mut State, s: &[uint8x16_t; SUBBLOCKS]) {
-    for (dst, v) in state.iter_mut().zip(s) {
-        // SAFETY: `dst` is 16 writable bytes; `vst1q_u8` is unaligned.
-        unsafe { vst1q_u8(dst.as_mut_ptr(), *v) };
+    #[inline(always)]
+    unsafe fn store(self, row: &mut [[u8; 16]; 1]) {
+        // SAFETY: 16 writable bytes; `vst1q_u8` is unaligned.
+        unsafe { vst1q_u8(row[0].as_mut_ptr(), self.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_msg(p: &[*const u8; 1], off: usize) -> Self {
+        // SAFETY: the caller guarantees 16 readable bytes at `p[0] + off`.
+        Neon(unsafe { vld1q_u8(p[0].add(off)) })
+    }
+
+    /// `A(self) XOR key = EOR(AESMC(AESE(self, 0)), key)`. Compiled with
+    /// the `aes` feature itself (the AArch64 intrinsics are
+    /// `#[inline(always)]` and would otherwise not be inlined here); it is
+    /// inlined into the kernels, which have the same feature.
+    #[inline]
+    #[target_feature(enable = "aes")]
+    unsafe fn aesenc(self, key: Self) -> Self {
+        // `aes` is enabled on this function: the intrinsics are safe here.
+        Neon(veorq_u8(
+            vaesmcq_u8(vaeseq_u8(self.0, opaque_zero())),
+            key.0,
+        ))
+    }
+
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        // SAFETY: NEON is baseline.
+        Neon(unsafe { veorq_u8(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn rc(round: usize) -> Self {
+        // SAFETY: `RC[round]` is 16 readable bytes (bounds-checked index).
+        Neon(unsafe { vld1q_u8(RC[round].as_ptr()) })
     }
 }
 
-/// Applies Paff to `state`.
-#[inline]
-pub(crate) fn permute(_token: Token, state: &mut State) {
-    // SAFETY: the token proves that the CPU supports the `aes` target
-    // feature the implementation is compiled for.
-    unsafe { permute_impl(state) }
-}
-
-/// Absorbs whole `rate`-byte blocks (see `Engine::absorb`).
-#[inline]
-pub(crate) fn absorb(_token: Token, state: &mut State, blocks: &[u8], rate: Rate) {
-    // SAFETY: as in `permute`, the token proves the target feature; the
-    // const parameter is the rate in subblocks, matching `rate`.
-    unsafe { by_rate!(rate, absorb_impl(state, blocks)) }
-}
-
-/// # Safety
-/// The CPU must support the ARMv8 AES instructions.
-#[target_feature(enable = "aes")]
-unsafe fn permute_impl(state: &mut State) {
-    let mut s = load(state);
-    paff!(s);
-    store(state, &s);
-}
-
-/// # Safety
-/// The CPU must support the ARMv8 AES instructions.
-#[target_feature(enable = "aes")]
-unsafe fn absorb_impl<const RS: usize>(state: &mut State, blocks: &[u8]) {
-    let mut s = load(state);
-    for block in blocks.chunks_exact(16 * RS) {
-        for (sub, m) in s.iter_mut().zip(block.chunks_exact(16)) {
-            // SAFETY: `m` is a 16-byte chunk of `block`; `vld1q_u8` reads
-            // exactly 16 bytes with no alignment requirement.
-            *sub = veorq_u8(*sub, unsafe { vld1q_u8(m.as_ptr()) });
-        }
-        paff!(s);
-    }
-    store(state, &s);
-}
+single_kernel!(Token, "aes", Neon);

@@ -3,20 +3,41 @@
 //!
 //! A backend is chosen once, when a hasher is created, and carried inside it
 //! as an [`Engine`] value; the hashing loops never detect features again.
-//! Every backend implements the same two operations: "apply Paff" and
-//! "absorb whole rate blocks" (which lets register-based kernels keep the
-//! state in registers across blocks).
+//! Every backend implements the same operations: "apply Paff", "absorb
+//! whole rate blocks" and "hash a whole message" (the fused one-shot path:
+//! IV, absorb, padding and squeeze in one kernel call, the state in
+//! registers throughout).
+//!
+//! # Files
+//!
+//! One kernel file per instruction-set level, as BLAKE3 lays out its
+//! platforms; no kernel file imports from another:
+//!
+//! | file             | encoding                                  | used by backend(s)          |
+//! |------------------|-------------------------------------------|-----------------------------|
+//! | `aesni.rs`       | SSE `aesenc`, 16 `xmm`                    | `aesni`                     |
+//! | `aesni_avx.rs`   | VEX `vaesenc xmm`, 16 `xmm` (AES + AVX)   | `aesni-avx`, `avx2-vaes`    |
+//! | `avx512_vaes.rs` | EVEX `vaesenc xmm`, 32 `xmm`, no spills   | `avx512-vaes`               |
+//! | `vaes_x2.rs`     | VEX `vaesenc ymm`, 2 lanes (AVX2 + VAES)  | `avx2-vaes` batches         |
+//! | `vaes_x4.rs`     | EVEX `vaesenc zmm` 4 lanes, `ymm` 2 lanes | `avx512-vaes` batches       |
+//! | `aarch64.rs`     | `aese`+`aesmc`+`eor`, 32 NEON registers   | `armv8-aes`                 |
+//! | `portable.rs`    | bitsliced software AES                    | `portable`                  |
+//!
+//! The hardware kernels share the Paff wiring ([`crate::paff::paff_rounds!`])
+//! and the absorb / permute / one-shot bodies ([`kernel`]); a kernel file
+//! only supplies its vector type, feature detection and `#[target_feature]`
+//! entry points.
 //!
 //! A backend is an instruction-set *level*: besides its single-message
 //! kernel it names the batch kernels `crate::batch` uses at that level
 //! ([`Engine::x4`], [`Engine::x2`]; every level can hash one lane at a time
-//! through its single-message kernel). Forcing a backend therefore gives a
-//! well-defined kernel for both paths:
+//! through its single-message kernel):
 //!
-//! | backend       | single message                  | batch lanes            |
-//! |---------------|---------------------------------|------------------------|
+//! | backend       | single message                   | batch lanes           |
+//! |---------------|----------------------------------|-----------------------|
 //! | `avx512-vaes` | EVEX `vaesenc xmm`, 32 registers | 4 × `zmm`, 2 × `ymm`  |
 //! | `avx2-vaes`   | VEX `vaesenc xmm`, 16 registers  | 2 × `ymm`             |
+//! | `aesni-avx`   | VEX `vaesenc xmm`, 16 registers  | 1 (single kernel)     |
 //! | `aesni`       | SSE `aesenc`, 16 registers       | 1 (single kernel)     |
 //! | `armv8-aes`   | AArch64 `aese`+`aesmc`, 32 registers | 1 (single kernel) |
 //! | `portable`    | bitsliced software AES           | 1 (single kernel)     |
@@ -27,17 +48,27 @@
 
 use crate::Error;
 use crate::paff::{SUBBLOCKS, State};
+use crate::params::Variant;
+use crate::sponge::Sponge;
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub(crate) mod aesni;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub(crate) mod aesni_avx;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub(crate) mod avx512_vaes;
+#[cfg_attr(
+    not(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code)
+)]
+pub(crate) mod kernel;
 pub(crate) mod portable;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-pub(crate) mod x86_aesni;
+pub(crate) mod vaes_x2;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-pub(crate) mod x86_vaes;
-
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-use x86_vaes::{Avx2VaesToken, Avx512VaesToken};
+pub(crate) mod vaes_x4;
 
 /// `N` interleaved states: `lanes[j][l]` is subblock `j` of state `l`, so
 /// subblock `j` of all lanes is `16 * N` contiguous bytes (one vector).
@@ -52,8 +83,15 @@ pub enum Backend {
     /// x86 AES-NI with SSE encoding: one `AESENC` per AES round, 16 vector
     /// registers. Batches are hashed one message at a time.
     AesNi,
-    /// x86 AES-NI + AVX2 + VAES: VEX-encoded single-message kernel, 2-lane
-    /// `ymm` batch kernel.
+    /// x86 AES-NI + AVX: VEX-encoded `vaesenc xmm` (three-operand), 16
+    /// vector registers. Batches are hashed one message at a time. The
+    /// default on CPUs with AVX but neither AVX-512 VL + VAES nor AVX2 +
+    /// VAES.
+    AesNiAvx,
+    /// x86 AES-NI + AVX2 + VAES: the VEX single-message kernel of
+    /// [`Backend::AesNiAvx`], and a 2-lane `ymm` batch kernel. Detected with
+    /// its own CPUID/XCR0 check, so CPUs with VAES but without AVX-512 (AMD
+    /// Zen 3, Intel Alder Lake) get it.
     Avx2Vaes,
     /// x86 VAES + AVX-512F/VL/BW: single-message kernel using all 32 EVEX
     /// registers (the whole state stays in registers), 4-lane `zmm` and
@@ -70,6 +108,7 @@ impl Backend {
     pub const ALL: &'static [Backend] = &[
         Backend::Avx512Vaes,
         Backend::Avx2Vaes,
+        Backend::AesNiAvx,
         Backend::AesNi,
         Backend::Armv8Aes,
         Backend::Portable,
@@ -80,14 +119,15 @@ impl Backend {
         match self {
             Backend::Portable => "portable",
             Backend::AesNi => "aesni",
+            Backend::AesNiAvx => "aesni-avx",
             Backend::Avx2Vaes => "avx2-vaes",
             Backend::Avx512Vaes => "avx512-vaes",
             Backend::Armv8Aes => "armv8-aes",
         }
     }
 
-    /// Parses a backend name (`portable`, `aesni`, `avx2-vaes`,
-    /// `avx512-vaes`, `armv8-aes`); any other name is
+    /// Parses a backend name (`portable`, `aesni`, `aesni-avx`,
+    /// `avx2-vaes`, `avx512-vaes`, `armv8-aes`); any other name is
     /// [`Error::UnknownBackend`].
     pub fn from_name(name: &str) -> Result<Self, Error> {
         Backend::ALL
@@ -116,61 +156,114 @@ impl core::fmt::Display for Backend {
 
 /// A backend that has been checked to run on this CPU. Only [`Engine::new`]
 /// and [`Engine::best`] make one, so holding an `Engine` is the proof that
-/// its kernel's CPU features are present.
+/// its kernels' CPU features are present.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Engine(Inner);
 
+/// One variant per backend available on this architecture, holding the
+/// tokens of the kernel files it uses.
 #[derive(Clone, Copy, Debug)]
 enum Inner {
     Portable,
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    AesNi(x86_aesni::Token),
+    AesNi(aesni::Token),
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    Avx2Vaes(Avx2VaesToken),
+    AesNiAvx(aesni_avx::Token),
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    Avx512Vaes(Avx512VaesToken),
+    Avx2Vaes(aesni_avx::Token, vaes_x2::Token),
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Avx512Vaes(avx512_vaes::Token, vaes_x4::Token),
     #[cfg(target_arch = "aarch64")]
     Armv8Aes(aarch64::Token),
 }
 
+/// Detection of each backend on this architecture (`None` elsewhere).
+mod detect {
+    use super::Inner;
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    use super::{aesni, aesni_avx, avx512_vaes, vaes_x2, vaes_x4};
+
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[inline]
+    pub(super) fn aesni() -> Option<Inner> {
+        aesni::Token::detect().map(Inner::AesNi)
+    }
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[inline]
+    pub(super) fn aesni_avx() -> Option<Inner> {
+        aesni_avx::Token::detect().map(Inner::AesNiAvx)
+    }
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[inline]
+    pub(super) fn avx2_vaes() -> Option<Inner> {
+        Some(Inner::Avx2Vaes(
+            aesni_avx::Token::detect()?,
+            vaes_x2::Token::detect()?,
+        ))
+    }
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[inline]
+    pub(super) fn avx512_vaes() -> Option<Inner> {
+        Some(Inner::Avx512Vaes(
+            avx512_vaes::Token::detect()?,
+            vaes_x4::Token::detect()?,
+        ))
+    }
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    #[inline]
+    pub(super) fn aesni() -> Option<Inner> {
+        None
+    }
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    #[inline]
+    pub(super) fn aesni_avx() -> Option<Inner> {
+        None
+    }
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    #[inline]
+    pub(super) fn avx2_vaes() -> Option<Inner> {
+        None
+    }
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    #[inline]
+    pub(super) fn avx512_vaes() -> Option<Inner> {
+        None
+    }
+    #[cfg(target_arch = "aarch64")]
+    #[inline]
+    pub(super) fn armv8_aes() -> Option<Inner> {
+        super::aarch64::Token::detect().map(Inner::Armv8Aes)
+    }
+    #[cfg(not(target_arch = "aarch64"))]
+    #[inline]
+    pub(super) fn armv8_aes() -> Option<Inner> {
+        None
+    }
+}
+
 impl Engine {
-    /// The fastest backend available here. Feature detection is cached by
-    /// `cpufeatures` (an atomic load per level after the first call).
+    /// The fastest backend available here. Feature detection is cached (an
+    /// atomic load per level after the first call).
     #[inline]
     pub(crate) fn best() -> Self {
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        {
-            if let Some(t) = Avx512VaesToken::detect() {
-                return Engine(Inner::Avx512Vaes(t));
-            }
-            if let Some(t) = Avx2VaesToken::detect() {
-                return Engine(Inner::Avx2Vaes(t));
-            }
-            if let Some(t) = x86_aesni::Token::detect() {
-                return Engine(Inner::AesNi(t));
-            }
-        }
-        #[cfg(target_arch = "aarch64")]
-        if let Some(t) = aarch64::Token::detect() {
-            return Engine(Inner::Armv8Aes(t));
-        }
-        Engine(Inner::Portable)
+        let inner = detect::avx512_vaes()
+            .or_else(detect::avx2_vaes)
+            .or_else(detect::aesni_avx)
+            .or_else(detect::aesni)
+            .or_else(detect::armv8_aes)
+            .unwrap_or(Inner::Portable);
+        Engine(inner)
     }
 
     /// The named backend, or [`Error::BackendUnavailable`] if this CPU lacks it.
     pub(crate) fn new(backend: Backend) -> Result<Self, Error> {
         let inner = match backend {
             Backend::Portable => Some(Inner::Portable),
-            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Backend::AesNi => x86_aesni::Token::detect().map(Inner::AesNi),
-            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Backend::Avx2Vaes => Avx2VaesToken::detect().map(Inner::Avx2Vaes),
-            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Backend::Avx512Vaes => Avx512VaesToken::detect().map(Inner::Avx512Vaes),
-            #[cfg(target_arch = "aarch64")]
-            Backend::Armv8Aes => aarch64::Token::detect().map(Inner::Armv8Aes),
-            #[allow(unreachable_patterns)]
-            _ => None,
+            Backend::AesNi => detect::aesni(),
+            Backend::AesNiAvx => detect::aesni_avx(),
+            Backend::Avx2Vaes => detect::avx2_vaes(),
+            Backend::Avx512Vaes => detect::avx512_vaes(),
+            Backend::Armv8Aes => detect::armv8_aes(),
         };
         inner.map(Engine).ok_or(Error::BackendUnavailable(backend))
     }
@@ -182,9 +275,11 @@ impl Engine {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Inner::AesNi(_) => Backend::AesNi,
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Inner::Avx2Vaes(_) => Backend::Avx2Vaes,
+            Inner::AesNiAvx(_) => Backend::AesNiAvx,
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Inner::Avx512Vaes(_) => Backend::Avx512Vaes,
+            Inner::Avx2Vaes(..) => Backend::Avx2Vaes,
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Inner::Avx512Vaes(..) => Backend::Avx512Vaes,
             #[cfg(target_arch = "aarch64")]
             Inner::Armv8Aes(_) => Backend::Armv8Aes,
         }
@@ -196,37 +291,63 @@ impl Engine {
         match self.0 {
             Inner::Portable => portable::permute(state),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Inner::AesNi(t) => x86_aesni::permute(t, state),
+            Inner::AesNi(t) => aesni::permute(t, state),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Inner::Avx2Vaes(t) => x86_aesni::permute_avx2(t, state),
+            Inner::AesNiAvx(t) | Inner::Avx2Vaes(t, _) => aesni_avx::permute(t, state),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Inner::Avx512Vaes(t) => x86_aesni::permute_avx512(t, state),
+            Inner::Avx512Vaes(t, _) => avx512_vaes::permute(t, state),
             #[cfg(target_arch = "aarch64")]
             Inner::Armv8Aes(t) => aarch64::permute(t, state),
         }
     }
 
-    /// For each `rate`-byte block of `blocks`: XOR it into the first `rate`
-    /// bytes of the state, then apply Paff. `blocks.len()` is a multiple of
-    /// `rate`, and `rate` is one of the three instance rates.
+    /// For each `V::RATE`-byte block of `blocks`: XOR it into the rate of
+    /// the state, then apply Paff. `blocks.len()` is a multiple of the rate
+    /// (a partial block at the end is ignored).
     #[inline]
-    pub(crate) fn absorb(self, state: &mut State, blocks: &[u8], rate: Rate) {
-        debug_assert_eq!(blocks.len() % rate.bytes(), 0);
+    pub(crate) fn absorb<V: Variant>(self, state: &mut State, blocks: &[u8]) {
+        debug_assert_eq!(blocks.len() % V::RATE, 0);
         match self.0 {
             Inner::Portable => {
-                for block in blocks.chunks_exact(rate.bytes()) {
+                for block in blocks.chunks_exact(V::RATE) {
                     xor_into_state(state, block);
                     portable::permute(state);
                 }
             }
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Inner::AesNi(t) => x86_aesni::absorb(t, state, blocks, rate),
+            Inner::AesNi(t) => aesni::absorb::<V>(t, state, blocks),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Inner::Avx2Vaes(t) => x86_aesni::absorb_avx2(t, state, blocks, rate),
+            Inner::AesNiAvx(t) | Inner::Avx2Vaes(t, _) => aesni_avx::absorb::<V>(t, state, blocks),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Inner::Avx512Vaes(t) => x86_aesni::absorb_avx512(t, state, blocks, rate),
+            Inner::Avx512Vaes(t, _) => avx512_vaes::absorb::<V>(t, state, blocks),
             #[cfg(target_arch = "aarch64")]
-            Inner::Armv8Aes(t) => aarch64::absorb(t, state, blocks, rate),
+            Inner::Armv8Aes(t) => aarch64::absorb::<V>(t, state, blocks),
+        }
+    }
+
+    /// The digest of the message `data` followed by the top `tail_bits`
+    /// (0..8) bits of `tail`, into `out` (`V::DIGEST` bytes). On the
+    /// hardware backends this is one kernel call that keeps the state in
+    /// registers from the IV to the squeeze.
+    #[inline]
+    pub(crate) fn hash<V: Variant>(self, data: &[u8], tail: u8, tail_bits: u8, out: &mut [u8]) {
+        match self.0 {
+            Inner::Portable => {
+                let whole = data.len() - data.len() % V::RATE;
+                let mut sponge = Sponge::new::<V>(self);
+                sponge.absorb_blocks::<V>(&data[..whole]);
+                sponge.finish::<V>(&data[whole..], tail, tail_bits, out);
+            }
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Inner::AesNi(t) => aesni::hash::<V>(t, data, tail, tail_bits, out),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Inner::AesNiAvx(t) | Inner::Avx2Vaes(t, _) => {
+                aesni_avx::hash::<V>(t, data, tail, tail_bits, out)
+            }
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Inner::Avx512Vaes(t, _) => avx512_vaes::hash::<V>(t, data, tail, tail_bits, out),
+            #[cfg(target_arch = "aarch64")]
+            Inner::Armv8Aes(t) => aarch64::hash::<V>(t, data, tail, tail_bits, out),
         }
     }
 
@@ -235,8 +356,12 @@ impl Engine {
     pub(crate) fn x4(self) -> Option<X4> {
         match self.0 {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Inner::Avx512Vaes(t) => Some(X4(t)),
-            _ => None,
+            Inner::Avx512Vaes(_, t) => Some(X4::Avx512(t)),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Inner::AesNi(_) | Inner::AesNiAvx(_) | Inner::Avx2Vaes(..) => None,
+            #[cfg(target_arch = "aarch64")]
+            Inner::Armv8Aes(_) => None,
+            Inner::Portable => None,
         }
     }
 
@@ -245,148 +370,102 @@ impl Engine {
     pub(crate) fn x2(self) -> Option<X2> {
         match self.0 {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Inner::Avx512Vaes(t) => Some(X2(X2Inner::Avx512(t))),
+            Inner::Avx512Vaes(_, t) => Some(X2::Avx512(t)),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Inner::Avx2Vaes(t) => Some(X2(X2Inner::Avx2(t))),
-            _ => None,
+            Inner::Avx2Vaes(_, t) => Some(X2::Avx2(t)),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Inner::AesNi(_) | Inner::AesNiAvx(_) => None,
+            #[cfg(target_arch = "aarch64")]
+            Inner::Armv8Aes(_) => None,
+            Inner::Portable => None,
+        }
+    }
+
+    /// The number of messages the widest batch kernel of this level hashes
+    /// at once (1: one at a time with the single-message kernel).
+    #[inline]
+    pub(crate) fn lanes(self) -> usize {
+        if self.x4().is_some() {
+            4
+        } else if self.x2().is_some() {
+            2
+        } else {
+            1
         }
     }
 }
 
 /// A kernel that absorbs into `N` interleaved states at once.
 pub(crate) trait LaneKernel<const N: usize>: Copy {
-    /// For `n = min_l blocks[l].len() / rate` blocks: XOR block `b` of
+    /// For `n = min_l blocks[l].len() / V::RATE` blocks: XOR block `b` of
     /// `blocks[l]` into the rate of lane `l`, then apply Paff to every lane.
-    /// `rate` is one of the three instance rates.
-    fn absorb_lanes(self, st: &mut Lanes<N>, blocks: [&[u8]; N], rate: Rate);
+    fn absorb_lanes<V: Variant>(self, st: &mut Lanes<N>, blocks: [&[u8]; N]);
 }
 
 /// One lane at a time: the single-message kernel of the engine.
 impl LaneKernel<1> for Engine {
     #[inline]
-    fn absorb_lanes(self, st: &mut Lanes<1>, blocks: [&[u8]; 1], rate: Rate) {
-        let mut state: State = core::array::from_fn(|j| st[j][0]);
-        let whole = blocks[0].len() / rate.bytes() * rate.bytes();
-        self.absorb(&mut state, &blocks[0][..whole], rate);
-        for (dst, src) in st.iter_mut().zip(&state) {
-            dst[0] = *src;
-        }
-        wipe(state.as_flattened_mut());
+    fn absorb_lanes<V: Variant>(self, st: &mut Lanes<1>, blocks: [&[u8]; 1]) {
+        let whole = blocks[0].len() / V::RATE * V::RATE;
+        self.absorb::<V>(kernel::lanes_as_state(st), &blocks[0][..whole]);
     }
 }
 
-/// The 4-lane `zmm` kernel (proof of AVX-512 + VAES inside).
+/// The 4-lane kernel of a level (uninhabited where there is none).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct X4(#[cfg(any(target_arch = "x86", target_arch = "x86_64"))] Avx512VaesToken);
+pub(crate) enum X4 {
+    /// `zmm`, AVX-512 level.
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Avx512(vaes_x4::Token),
+}
 
 impl LaneKernel<4> for X4 {
     #[inline]
-    fn absorb_lanes(self, st: &mut Lanes<4>, blocks: [&[u8]; 4], rate: Rate) {
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        x86_vaes::absorb_x4(self.0, st, blocks, rate);
-        #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
-        let _ = (st, blocks, rate);
+    #[cfg_attr(
+        not(any(target_arch = "x86", target_arch = "x86_64")),
+        allow(unused_variables)
+    )]
+    fn absorb_lanes<V: Variant>(self, st: &mut Lanes<4>, blocks: [&[u8]; 4]) {
+        match self {
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            X4::Avx512(t) => vaes_x4::absorb_x4::<V>(t, st, blocks),
+        }
     }
 }
 
-/// A 2-lane `ymm` kernel (proof of its features inside).
+/// A 2-lane kernel of a level (uninhabited where there is none).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct X2(X2Inner);
-
-#[derive(Clone, Copy, Debug)]
-enum X2Inner {
+pub(crate) enum X2 {
+    /// VEX `ymm`, AVX2 + VAES level.
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    Avx2(Avx2VaesToken),
+    Avx2(vaes_x2::Token),
+    /// EVEX `ymm`, AVX-512 level.
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    Avx512(Avx512VaesToken),
+    Avx512(vaes_x4::Token),
 }
 
 impl LaneKernel<2> for X2 {
     #[inline]
-    fn absorb_lanes(self, st: &mut Lanes<2>, blocks: [&[u8]; 2], rate: Rate) {
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        match self.0 {
-            X2Inner::Avx2(t) => x86_vaes::absorb_x2_avx2(t, st, blocks, rate),
-            X2Inner::Avx512(t) => x86_vaes::absorb_x2_avx512(t, st, blocks, rate),
-        }
-        // Elsewhere `X2Inner` has no variants: no `X2` value can exist.
-        #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
-        {
-            let _ = (st, blocks, rate);
-            match self.0 {}
-        }
-    }
-}
-
-/// The rate of one of the three instances. An enum rather than a byte
-/// count so that [`by_rate!`] matches exhaustively: no fourth "impossible"
-/// rate can reach a kernel (and be silently not absorbed).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Rate {
-    /// Pavelor-512: 192 bytes (12 subblocks).
-    R192,
-    /// Pavelor-768: 128 bytes (8 subblocks).
-    R128,
-    /// Pavelor-1024: 64 bytes (4 subblocks).
-    R64,
-}
-
-impl Rate {
-    /// The rate of instance `V`. A rate other than the three is rejected
-    /// when the crate is compiled (the `const` block is evaluated per `V`).
-    #[inline]
-    pub(crate) const fn of<V: crate::params::Variant>() -> Self {
-        const {
-            match V::RATE {
-                192 => Rate::R192,
-                128 => Rate::R128,
-                64 => Rate::R64,
-                #[allow(clippy::panic)] // compile-time only: a const evaluation error
-                _ => panic!("a Pavelor rate is 192, 128 or 64 bytes"),
-            }
-        }
-    }
-
-    /// The rate in bytes.
-    #[inline]
-    pub(crate) const fn bytes(self) -> usize {
+    #[cfg_attr(
+        not(any(target_arch = "x86", target_arch = "x86_64")),
+        allow(unused_variables)
+    )]
+    fn absorb_lanes<V: Variant>(self, st: &mut Lanes<2>, blocks: [&[u8]; 2]) {
         match self {
-            Rate::R192 => 192,
-            Rate::R128 => 128,
-            Rate::R64 => 64,
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            X2::Avx2(t) => vaes_x2::absorb_x2::<V>(t, st, blocks),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            X2::Avx512(t) => vaes_x4::absorb_x2::<V>(t, st, blocks),
         }
     }
 }
 
-/// Calls the kernel `$f` monomorphized for the rate in subblocks
-/// (12, 8 or 4), so that the rate loop is unrolled and the state stays in
-/// registers: `by_rate!(rate, f(args...))` with `rate: Rate`.
-macro_rules! by_rate {
-    ($rate:expr, $f:ident($($arg:expr),* $(,)?)) => {
-        match $rate {
-            $crate::backend::Rate::R192 => $f::<12>($($arg),*),
-            $crate::backend::Rate::R128 => $f::<8>($($arg),*),
-            $crate::backend::Rate::R64 => $f::<4>($($arg),*),
-        }
-    };
-}
-pub(crate) use by_rate;
-
-/// XORs `block` into the first `block.len()` bytes of the state.
+/// XORs the whole 16-byte subblocks of `block` into the state.
 #[inline]
 pub(crate) fn xor_into_state(state: &mut State, block: &[u8]) {
-    let mut chunks = block.chunks_exact(16);
-    for (sub, chunk) in state.iter_mut().zip(&mut chunks) {
+    for (sub, chunk) in state.iter_mut().zip(block.as_chunks::<16>().0) {
         // Whole subblocks as one 128-bit XOR (byte order is irrelevant).
-        let mut m = [0u8; 16];
-        m.copy_from_slice(chunk);
-        *sub = (u128::from_ne_bytes(*sub) ^ u128::from_ne_bytes(m)).to_ne_bytes();
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        for (s, m) in state[block.len() / 16].iter_mut().zip(rest) {
-            *s ^= m;
-        }
+        *sub = (u128::from_ne_bytes(*sub) ^ u128::from_ne_bytes(*chunk)).to_ne_bytes();
     }
 }
 
@@ -396,15 +475,53 @@ pub(crate) fn xor_into_state(state: &mut State, block: &[u8]) {
 /// than its byte-by-byte volatile loop on the 320-byte state.
 #[inline]
 pub(crate) fn wipe(bytes: &mut [u8]) {
-    let mut chunks = bytes.chunks_exact_mut(16);
-    for chunk in &mut chunks {
-        // SAFETY: `chunk` is 16 writable bytes and `[u8; 16]` has
-        // alignment 1, so the pointer is valid for this write.
-        unsafe { core::ptr::write_volatile(chunk.as_mut_ptr().cast::<[u8; 16]>(), [0; 16]) };
+    let (chunks, rest) = bytes.as_chunks_mut::<16>();
+    for chunk in chunks {
+        // SAFETY: `chunk` is a valid, exclusive `&mut [u8; 16]`.
+        unsafe { core::ptr::write_volatile(chunk, [0; 16]) };
     }
-    for b in chunks.into_remainder() {
+    for b in rest {
         // SAFETY: `b` is a valid, exclusive `&mut u8`.
         unsafe { core::ptr::write_volatile(b, 0) };
     }
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::{P512, P768, P1024};
+
+    /// Every backend's fused one-shot kernel, with partial final bytes,
+    /// equals the streaming sponge on the portable backend (the public API
+    /// reaches the bit-length one-shot only through the best backend).
+    fn one_shot_bits<V: Variant>() {
+        let data: std::vec::Vec<u8> = (0..2 * V::RATE as u32 + 3)
+            .map(|i| (i * 73 + 5) as u8)
+            .collect();
+        let portable = Engine::new(Backend::Portable).unwrap_or_else(|_| Engine::best());
+        for &b in Backend::ALL {
+            let Ok(engine) = Engine::new(b) else { continue };
+            for len in (0..data.len()).filter(|l| l % V::RATE < 3 || l % V::RATE > V::RATE - 3) {
+                for bits in 0..8u8 {
+                    let tail = data[len];
+                    let mut want = [0u8; 128];
+                    let mut got = [0u8; 128];
+                    let whole = len - len % V::RATE;
+                    let mut sponge = Sponge::new::<V>(portable);
+                    sponge.absorb_blocks::<V>(&data[..whole]);
+                    sponge.finish::<V>(&data[whole..len], tail, bits, &mut want[..V::DIGEST]);
+                    engine.hash::<V>(&data[..len], tail, bits, &mut got[..V::DIGEST]);
+                    assert_eq!(got, want, "{b} {} len {len} bits {bits}", V::NAME);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_shot_bits_every_backend() {
+        one_shot_bits::<P512>();
+        one_shot_bits::<P768>();
+        one_shot_bits::<P1024>();
+    }
 }

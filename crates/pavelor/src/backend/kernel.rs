@@ -1,0 +1,427 @@
+//! The bodies every hardware kernel shares, written once, generically over
+//! the kernel's vector type.
+//!
+//! A kernel file (one per instruction-set level, e.g. `aesni.rs`) supplies
+//! only a vector type implementing [`Vector`] — its loads, stores, XOR and
+//! AES round, each an `unsafe fn` needing that level's target features —
+//! and instantiates the bodies below inside its own `#[target_feature]`
+//! functions (with [`single_kernel!`] for single-message kernels). Because
+//! every body and every `Vector` method is `#[inline(always)]`, each kernel
+//! function compiles to one straight-line loop at its own instruction-set
+//! level, with the 20 subblocks in registers.
+//!
+//! The Paff wiring itself comes from [`crate::paff::paff_rounds!`], so all
+//! kernels (x86 single and multi-lane, AArch64) run the same round code.
+//!
+//! Rates are types: every body is generic over the instance
+//! [`Variant`], so the rate (12, 8 or 4 subblocks) and the squeeze length
+//! are compile-time constants and the rate loops unroll; there is no
+//! run-time rate dispatch at all.
+//!
+//! Constant-time: the bodies branch only on the (public) number of blocks
+//! and lengths; message and state bytes are only ever loaded into vector
+//! registers, combined with XOR and AES rounds, and stored.
+
+use super::Lanes;
+use crate::paff::{SUBBLOCKS, State, paff_rounds};
+use crate::params::{MAX_RATE, Variant};
+use crate::sponge;
+
+/// A vector holding one 128-bit AES block for each of `N` lanes.
+///
+/// # Safety (all methods)
+///
+/// The methods use intrinsics of the implementing kernel's instruction-set
+/// level: they may only be called from code compiled with those target
+/// features, i.e. from inside that kernel's `#[target_feature]` functions,
+/// which are entered only with a token proving the features.
+pub(crate) trait Vector<const N: usize>: Copy {
+    /// Loads one interleaved state row: `row[l]` into lane `l`.
+    unsafe fn load(row: &[[u8; 16]; N]) -> Self;
+    /// Stores lane `l` into `row[l]`.
+    unsafe fn store(self, row: &mut [[u8; 16]; N]);
+    /// Loads the 16 bytes at `p[l] + off` into lane `l`.
+    ///
+    /// The caller guarantees that `p[l] + off .. p[l] + off + 16` is
+    /// readable for every lane.
+    unsafe fn load_msg(p: &[*const u8; N], off: usize) -> Self;
+    /// `AESENC` in every lane: `A(self) XOR key`.
+    unsafe fn aesenc(self, key: Self) -> Self;
+    /// Bitwise XOR.
+    unsafe fn xor(self, other: Self) -> Self;
+    /// `RC[round]` in every lane.
+    unsafe fn rc(round: usize) -> Self;
+}
+
+/// Paff on a register array.
+///
+/// # Safety
+/// See [`Vector`]: only inside the kernel's target-feature functions.
+#[inline(always)]
+pub(crate) unsafe fn paff<const N: usize, T: Vector<N>>(s: &mut [T; SUBBLOCKS]) {
+    let mut x = *s;
+    // SAFETY: forwarded to the caller (target features of `T` enabled).
+    unsafe {
+        paff_rounds!(x, T::rc, T::aesenc, T::xor);
+    }
+    *s = x;
+}
+
+/// Loads `N` interleaved states into registers.
+///
+/// # Safety
+/// See [`Vector`].
+#[inline(always)]
+pub(crate) unsafe fn load_lanes<const N: usize, T: Vector<N>>(st: &Lanes<N>) -> [T; SUBBLOCKS] {
+    // SAFETY: forwarded to the caller. A plain unrolled loop, not
+    // `array::from_fn`: a closure would not share the target features.
+    unsafe {
+        let mut s = [T::load(&st[0]); SUBBLOCKS];
+        for j in 1..SUBBLOCKS {
+            s[j] = T::load(&st[j]);
+        }
+        s
+    }
+}
+
+/// Stores registers back into `N` interleaved states.
+///
+/// # Safety
+/// See [`Vector`].
+#[inline(always)]
+pub(crate) unsafe fn store_lanes<const N: usize, T: Vector<N>>(
+    s: &[T; SUBBLOCKS],
+    st: &mut Lanes<N>,
+) {
+    for (v, row) in s.iter().zip(st.iter_mut()) {
+        // SAFETY: forwarded to the caller.
+        unsafe { v.store(row) };
+    }
+}
+
+/// For `nblocks` blocks: XOR block `b` at `p[l] + b * RATE` into lane `l`'s
+/// rate, then Paff. The state stays in registers throughout.
+///
+/// # Safety
+/// See [`Vector`]; also `p[l] .. p[l] + nblocks * V::RATE` must be readable
+/// for every lane.
+#[inline(always)]
+pub(crate) unsafe fn absorb_regs<const N: usize, T: Vector<N>, V: Variant>(
+    s: &mut [T; SUBBLOCKS],
+    p: [*const u8; N],
+    nblocks: usize,
+) {
+    for b in 0..nblocks {
+        let base = b * V::RATE;
+        for (i, sub) in s.iter_mut().take(V::RATE / 16).enumerate() {
+            // SAFETY: `base + 16 * i + 16 <= nblocks * RATE` (caller's
+            // guarantee for every lane); target features as the caller's.
+            *sub = unsafe { sub.xor(T::load_msg(&p, base + 16 * i)) };
+        }
+        // SAFETY: forwarded to the caller.
+        unsafe { paff(s) };
+    }
+}
+
+/// `N` states in memory: absorbs `min_l blocks[l].len() / RATE` blocks into
+/// each lane.
+///
+/// # Safety
+/// See [`Vector`].
+#[inline(always)]
+pub(crate) unsafe fn absorb_lanes<const N: usize, T: Vector<N>, V: Variant>(
+    st: &mut Lanes<N>,
+    blocks: [&[u8]; N],
+) {
+    let n = blocks.iter().map(|b| b.len() / V::RATE).min().unwrap_or(0);
+    // SAFETY: target features forwarded; every `blocks[l]` holds at least
+    // `n * RATE` bytes.
+    unsafe {
+        let mut s = load_lanes::<N, T>(st);
+        absorb_regs::<N, T, V>(&mut s, blocks.map(|b| b.as_ptr()), n);
+        store_lanes(&s, st);
+    }
+}
+
+/// Paff on one state in memory.
+///
+/// # Safety
+/// See [`Vector`].
+#[inline(always)]
+pub(crate) unsafe fn permute<T: Vector<1>>(state: &mut State) {
+    let st = as_lanes(state);
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        let mut s = load_lanes::<1, T>(st);
+        paff(&mut s);
+        store_lanes(&s, st);
+    }
+}
+
+/// Absorbs the whole blocks of `blocks` into one state in memory.
+///
+/// # Safety
+/// See [`Vector`].
+#[inline(always)]
+pub(crate) unsafe fn absorb<T: Vector<1>, V: Variant>(state: &mut State, blocks: &[u8]) {
+    // SAFETY: forwarded to the caller.
+    unsafe { absorb_lanes::<1, T, V>(as_lanes(state), [blocks]) }
+}
+
+/// The whole hash of one message, in registers from start to end: loads the
+/// IV, absorbs the whole blocks of `data` straight from the caller's
+/// memory, pads the rest (`data`'s last `len % RATE` bytes, then the top
+/// `tail_bits` bits of `tail`) with the sponge's padding, squeezes into
+/// `out` (`V::DIGEST` bytes). The only memory written besides `out` is the
+/// padding buffer, which is wiped with vector stores before returning.
+///
+/// # Safety
+/// See [`Vector`].
+#[inline(always)]
+pub(crate) unsafe fn hash<T: Vector<1>, V: Variant>(
+    data: &[u8],
+    tail: u8,
+    tail_bits: u8,
+    out: &mut [u8],
+) {
+    debug_assert_eq!(out.len(), V::DIGEST);
+    let iv = as_lanes_ref(&V::IV);
+    let whole = data.len() / V::RATE;
+    let mut buf = [0u8; 2 * MAX_RATE];
+    let nb = sponge::pad::<V>(&data[whole * V::RATE..], tail, tail_bits, &mut buf);
+    // SAFETY: target features forwarded from the caller; `data` holds
+    // `whole * RATE` bytes and `buf` holds `nb * RATE <= 2 * MAX_RATE`.
+    unsafe {
+        let mut s = load_lanes::<1, T>(iv);
+        // One loop over the message blocks then the padded blocks (one
+        // inlined Paff instead of two: less code to fetch per call).
+        for b in 0..whole + nb {
+            let p = if b < whole {
+                data.as_ptr().add(b * V::RATE)
+            } else {
+                buf.as_ptr().add((b - whole) * V::RATE)
+            };
+            absorb_regs::<1, T, V>(&mut s, [p], 1);
+        }
+        // Squeeze with compile-time trip counts, so every subblock index
+        // is a constant and the state never leaves the registers.
+        let words = out.as_chunks_mut::<16>().0;
+        for k in 0..sponge::squeeze_blocks::<V>() {
+            if k > 0 {
+                paff(&mut s);
+            }
+            let n = (V::DIGEST - k * V::RATE).min(V::RATE) / 16;
+            for i in 0..n {
+                s[i].store(core::array::from_mut(&mut words[k * (V::RATE / 16) + i]));
+            }
+        }
+        // Wiped last, when the state registers are dead (wiping earlier
+        // makes the compiler park the state on the stack around the loop).
+        super::wipe(&mut buf[..nb * V::RATE]);
+    }
+}
+
+/// `$body` for `$i` = 0, 1, .. up to the rate in subblocks `$rs` (at most
+/// 12, Pavelor-512), unrolled: every `$i` is a literal.
+macro_rules! unroll_rate {
+    ($i:ident, $rs:expr, $body:block) => {
+        unroll_rate!(@ $i, $rs, $body; 0 1 2 3 4 5 6 7 8 9 10 11)
+    };
+    (@ $i:ident, $rs:expr, $body:block; $($n:literal)*) => {
+        $(
+            if $n < $rs {
+                let $i: usize = $n;
+                $body
+            }
+        )*
+    };
+}
+
+/// A one-lane vector type with AVX-512-style masked byte operations, for
+/// the one-shot body without a padding buffer ([`hash_masked`]).
+#[cfg_attr(
+    not(any(target_arch = "x86", target_arch = "x86_64")),
+    allow(dead_code)
+)]
+pub(crate) trait Masked: Vector<1> {
+    /// Loads the `len` (0..=16) bytes at `p` into bytes `0..len`, zero
+    /// elsewhere. Only those bytes are read (masked-off bytes are neither
+    /// read nor can they fault), so `p` may point past the message when
+    /// `len == 0`.
+    ///
+    /// # Safety
+    /// See [`Vector`]; `p .. p + len` must be readable.
+    unsafe fn load_partial(p: *const u8, len: usize) -> Self;
+    /// `value` in byte `pos` (0..16), zero elsewhere.
+    ///
+    /// # Safety
+    /// See [`Vector`].
+    unsafe fn byte_at(pos: usize, value: u8) -> Self;
+}
+
+/// [`hash`] without the padding buffer: the last partial block is loaded
+/// straight from the message with masked loads and the padding bits are
+/// XORed in as vectors, so nothing but the digest is ever stored (no copy,
+/// no wipe, no store-forwarding stall).
+///
+/// # Safety
+/// See [`Vector`].
+#[inline(always)]
+#[cfg_attr(
+    not(any(target_arch = "x86", target_arch = "x86_64")),
+    allow(dead_code)
+)]
+pub(crate) unsafe fn hash_masked<T: Masked, V: Variant>(
+    data: &[u8],
+    tail: u8,
+    tail_bits: u8,
+    out: &mut [u8],
+) {
+    debug_assert_eq!(out.len(), V::DIGEST);
+    let iv = as_lanes_ref(&V::IV);
+    let whole = data.len() / V::RATE;
+    let n = data.len() % V::RATE;
+    let used = u32::from(tail_bits % 8);
+    // The partial byte (top `used` bits of `tail`) and the first `1`; the
+    // padding of `sponge::pad`, built in registers.
+    let first = (tail & !(0xFFu8.wrapping_shr(used))) | 0x80u8.wrapping_shr(used);
+    let two = n == V::RATE - 1 && used == 7;
+    // SAFETY: target features forwarded from the caller; `data` holds
+    // `whole * RATE + n` bytes, and the masked loads read only bytes below
+    // that (`len` is clamped to what is left of the message).
+    unsafe {
+        let mut s = load_lanes::<1, T>(iv);
+        absorb_regs::<1, T, V>(&mut s, [data.as_ptr()], whole);
+        let rest = data.as_ptr().wrapping_add(whole * V::RATE);
+        // Unrolled by hand (LLVM would keep a 12-iteration loop of masked
+        // loads rolled, indexing the state array in memory).
+        unroll_rate!(i, V::RATE / 16, {
+            let lo = 16 * i;
+            let len = n.saturating_sub(lo).min(16);
+            let mut m = T::load_partial(rest.wrapping_add(lo), len);
+            if (lo..lo + 16).contains(&n) {
+                m = m.xor(T::byte_at(n - lo, first));
+            }
+            if i == V::RATE / 16 - 1 && !two {
+                m = m.xor(T::byte_at(15, 0x01));
+            }
+            s[i] = s[i].xor(m);
+        });
+        paff(&mut s);
+        if two {
+            let last = V::RATE / 16 - 1;
+            s[last] = s[last].xor(T::byte_at(15, 0x01));
+            paff(&mut s);
+        }
+        let words = out.as_chunks_mut::<16>().0;
+        for k in 0..sponge::squeeze_blocks::<V>() {
+            if k > 0 {
+                paff(&mut s);
+            }
+            let cnt = (V::DIGEST - k * V::RATE).min(V::RATE) / 16;
+            for i in 0..cnt {
+                s[i].store(core::array::from_mut(&mut words[k * (V::RATE / 16) + i]));
+            }
+        }
+    }
+}
+
+/// One state as a one-lane interleaved state (the same bytes).
+#[inline(always)]
+pub(crate) fn as_lanes(state: &mut State) -> &mut Lanes<1> {
+    // SAFETY: `[[u8; 16]; 1]` has the layout of `[u8; 16]`, so `State` and
+    // `Lanes<1>` have the same size, alignment (1) and layout; the borrow
+    // is carried over unchanged.
+    unsafe { &mut *core::ptr::from_mut(state).cast::<Lanes<1>>() }
+}
+
+/// Shared-reference version of [`as_lanes`].
+#[inline(always)]
+pub(crate) fn as_lanes_ref(state: &State) -> &Lanes<1> {
+    // SAFETY: as in `as_lanes`.
+    unsafe { &*core::ptr::from_ref(state).cast::<Lanes<1>>() }
+}
+
+/// Stamps out the safe entry points of a single-message kernel from its
+/// token type, target-feature string and [`Vector<1>`] type:
+/// `permute`, `absorb::<V>` and `hash::<V>` (see the bodies above), plus
+/// the `#[target_feature]` implementations they call
+/// (`permute_impl`, `absorb_impl`, `hash_impl`: the functions the
+/// constant-time static check disassembles).
+macro_rules! single_kernel {
+    ($token:ty, $features:literal, $vec:ty) => {
+        $crate::backend::kernel::single_kernel!($token, $features, $vec, hash);
+    };
+    ($token:ty, $features:literal, $vec:ty, $hash:ident) => {
+        /// Applies Paff to `state`.
+        #[inline]
+        pub(crate) fn permute(_token: $token, state: &mut $crate::paff::State) {
+            // SAFETY: the token proves the target features.
+            unsafe { permute_impl(state) }
+        }
+
+        /// Absorbs the whole `V::RATE`-byte blocks of `blocks`.
+        #[inline]
+        pub(crate) fn absorb<V: $crate::params::Variant>(
+            _token: $token,
+            state: &mut $crate::paff::State,
+            blocks: &[u8],
+        ) {
+            // SAFETY: the token proves the target features.
+            unsafe { absorb_impl::<V>(state, blocks) }
+        }
+
+        /// The whole hash of one message (see `kernel::hash`).
+        #[inline]
+        pub(crate) fn hash<V: $crate::params::Variant>(
+            _token: $token,
+            data: &[u8],
+            tail: u8,
+            tail_bits: u8,
+            out: &mut [u8],
+        ) {
+            // SAFETY: the token proves the target features.
+            unsafe { hash_impl::<V>(data, tail, tail_bits, out) }
+        }
+
+        /// # Safety
+        /// The CPU must support the kernel's target features.
+        #[target_feature(enable = $features)]
+        unsafe fn permute_impl(state: &mut $crate::paff::State) {
+            // SAFETY: the target features are enabled here.
+            unsafe { $crate::backend::kernel::permute::<$vec>(state) }
+        }
+
+        /// # Safety
+        /// The CPU must support the kernel's target features.
+        #[target_feature(enable = $features)]
+        unsafe fn absorb_impl<V: $crate::params::Variant>(
+            state: &mut $crate::paff::State,
+            blocks: &[u8],
+        ) {
+            // SAFETY: the target features are enabled here.
+            unsafe { $crate::backend::kernel::absorb::<$vec, V>(state, blocks) }
+        }
+
+        /// # Safety
+        /// The CPU must support the kernel's target features.
+        #[target_feature(enable = $features)]
+        unsafe fn hash_impl<V: $crate::params::Variant>(
+            data: &[u8],
+            tail: u8,
+            tail_bits: u8,
+            out: &mut [u8],
+        ) {
+            // SAFETY: the target features are enabled here.
+            unsafe { $crate::backend::kernel::$hash::<$vec, V>(data, tail, tail_bits, out) }
+        }
+    };
+}
+pub(crate) use single_kernel;
+
+/// A one-lane interleaved state as one state (the same bytes).
+#[inline(always)]
+pub(crate) fn lanes_as_state(st: &mut Lanes<1>) -> &mut State {
+    // SAFETY: as in `as_lanes`, the two types have the same layout.
+    unsafe { &mut *core::ptr::from_mut(st).cast::<State>() }
+}

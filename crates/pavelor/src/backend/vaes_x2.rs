@@ -1,0 +1,144 @@
+//! x86 2-lane batch kernel for AVX2 + VAES CPUs (AMD Zen 3, Intel Alder
+//! Lake and later): two independent states, one per 128-bit lane of a
+//! `ymm` register, VEX-encoded `vaesenc ymm` (16 registers, so part of the
+//! two states is spilled). Used by the `avx2-vaes` backend's batches.
+//!
+//! # Detection
+//!
+//! `cpufeatures` reports `vaes` only together with the AVX-512 register
+//! state, so it would never find this level on CPUs that have VAES without
+//! AVX-512. [`Token::detect`] therefore reads CPUID and XCR0 itself: AES-NI,
+//! OSXSAVE and AVX (leaf 1), the OS saving `xmm` and `ymm` state (XCR0 bits
+//! 1 and 2), AVX2 and VAES (leaf 7). The answer is cached.
+//!
+//! The state layout is [`super::Lanes<2>`]: subblock `j` of both lanes is
+//! 32 contiguous bytes, one `ymm` load. The Paff round and the absorb body
+//! are the shared ones ([`crate::paff::paff_rounds!`], [`super::kernel`]).
+//!
+//! Constant-time: `VAESENC` has data-independent timing; the only branches
+//! are on the public number of blocks.
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+use core::sync::atomic::{AtomicU8, Ordering};
+
+use super::Lanes;
+use super::kernel::{Vector, absorb_lanes};
+use crate::paff::RC;
+use crate::params::Variant;
+
+/// Proof that the CPU has AES-NI, AVX2 and VAES with `ymm` state enabled;
+/// only [`Token::detect`] makes one.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Token(());
+
+/// 0: not yet detected, 1: absent, 2: present.
+static DETECTED: AtomicU8 = AtomicU8::new(0);
+
+impl Token {
+    /// Returns a token if this CPU supports AVX2 + VAES (CPUID and XCR0 are
+    /// read once, then cached).
+    #[inline]
+    pub(crate) fn detect() -> Option<Self> {
+        let mut v = DETECTED.load(Ordering::Relaxed);
+        if v == 0 {
+            v = if detect_uncached() { 2 } else { 1 };
+            DETECTED.store(v, Ordering::Relaxed);
+        }
+        (v == 2).then_some(Token(()))
+    }
+}
+
+#[cold]
+fn detect_uncached() -> bool {
+    const AES: u32 = 1 << 25;
+    const OSXSAVE: u32 = 1 << 27;
+    const AVX: u32 = 1 << 28;
+    const AVX2_EBX: u32 = 1 << 5;
+    const VAES_ECX: u32 = 1 << 9;
+    if __cpuid(0).eax < 7 {
+        return false;
+    }
+    let l1 = __cpuid(1);
+    if l1.ecx & (AES | OSXSAVE | AVX) != AES | OSXSAVE | AVX {
+        return false;
+    }
+    // SAFETY: OSXSAVE is set, so `xgetbv` is available and enabled.
+    let xcr0 = unsafe { xcr0() };
+    if xcr0 & 0b110 != 0b110 {
+        return false;
+    }
+    let l7 = __cpuid_count(7, 0);
+    l7.ebx & AVX2_EBX != 0 && l7.ecx & VAES_ECX != 0
+}
+
+/// # Safety
+/// The CPU must support `xgetbv` (CPUID.1:ECX.OSXSAVE).
+#[target_feature(enable = "xsave")]
+unsafe fn xcr0() -> u64 {
+    // SAFETY: forwarded to the caller.
+    unsafe { _xgetbv(0) }
+}
+
+/// Two AES blocks in a `ymm` register, VEX-encoded operations.
+#[derive(Clone, Copy)]
+pub(crate) struct Ymm(__m256i);
+
+// SAFETY (every method): called only from `absorb_x2_impl`, compiled with
+// AVX2 + VAES, which the token proves; memory operands are in bounds as
+// documented on [`Vector`].
+impl Vector<2> for Ymm {
+    #[inline(always)]
+    unsafe fn load(row: &[[u8; 16]; 2]) -> Self {
+        // SAFETY: 32 readable bytes; unaligned load.
+        Ymm(unsafe { _mm256_loadu_si256(row.as_ptr().cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn store(self, row: &mut [[u8; 16]; 2]) {
+        // SAFETY: 32 writable bytes; unaligned store.
+        unsafe { _mm256_storeu_si256(row.as_mut_ptr().cast(), self.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_msg(p: &[*const u8; 2], off: usize) -> Self {
+        // SAFETY: the caller guarantees 16 readable bytes at `p[l] + off`.
+        Ymm(unsafe { _mm256_loadu2_m128i(p[1].add(off).cast(), p[0].add(off).cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn aesenc(self, key: Self) -> Self {
+        // SAFETY: VAES + AVX2 enabled in the calling kernel.
+        Ymm(unsafe { _mm256_aesenc_epi128(self.0, key.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        // SAFETY: AVX2 enabled in the calling kernel.
+        Ymm(unsafe { _mm256_xor_si256(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    unsafe fn rc(round: usize) -> Self {
+        // SAFETY: `RC[round]` is 16 readable bytes (bounds-checked index).
+        Ymm(unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(RC[round].as_ptr().cast())) })
+    }
+}
+
+/// Absorbs `min_l blocks[l].len() / V::RATE` blocks into each of the two
+/// interleaved states.
+#[inline]
+pub(crate) fn absorb_x2<V: Variant>(_token: Token, st: &mut Lanes<2>, blocks: [&[u8]; 2]) {
+    // SAFETY: the token proves AVX2 + VAES.
+    unsafe { absorb_x2_impl::<V>(st, blocks) }
+}
+
+/// # Safety
+/// The CPU must support AES-NI, AVX2 and VAES.
+#[target_feature(enable = "aes,sse2,avx,avx2,vaes")]
+unsafe fn absorb_x2_impl<V: Variant>(st: &mut Lanes<2>, blocks: [&[u8]; 2]) {
+    // SAFETY: the target features are enabled here.
+    unsafe { absorb_lanes::<2, Ymm, V>(st, blocks) }
+}
