@@ -71,6 +71,8 @@ enum Kind {
     Missing,
     Dir,
     Unreadable,
+    /// Opens, then fails to read (EIO).
+    ReadError,
 }
 
 /// A directory of files of many sizes (0 to 3 rate blocks of every
@@ -121,6 +123,9 @@ fn fixture() -> (tempfile::TempDir, Vec<(String, Kind)>) {
                 fs::set_permissions(&p, fs::Permissions::from_mode(0o000)).unwrap();
                 names.push(("locked".into(), Kind::Unreadable));
             }
+            20 if Path::new("/proc/self/mem").exists() => {
+                names.push(("/proc/self/mem".into(), Kind::ReadError));
+            }
             _ => {}
         }
     }
@@ -135,6 +140,7 @@ fn expected(alg: Algorithm, names: &[(String, Kind)]) -> (String, String) {
             Kind::Missing => err += &format!("pavelor: {name}: No such file or directory\n"),
             Kind::Dir => err += &format!("pavelor: {name}: Is a directory\n"),
             Kind::Unreadable => err += &format!("pavelor: {name}: Permission denied\n"),
+            Kind::ReadError => err += &format!("pavelor: {name}: Input/output error\n"),
         }
     }
     (out, err)
@@ -249,6 +255,11 @@ fn check_many_lines_in_order() {
             Kind::Unreadable => {
                 want += &format!("{name}: FAILED open or read\n");
                 want_err += &format!("pavelor: {name}: Permission denied\n");
+                unreadable += 1;
+            }
+            Kind::ReadError => {
+                want += &format!("{name}: FAILED open or read\n");
+                want_err += &format!("pavelor: {name}: Input/output error\n");
                 unreadable += 1;
             }
         }
