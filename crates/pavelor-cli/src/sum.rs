@@ -102,9 +102,9 @@ pub struct SumArgs {
     #[arg(long, value_name = "N", requires = "hex")]
     pub bits: Option<u64>,
 
-    /// Hash up to N files at once on N threads (each streaming several
-    /// files through the multi-lane kernels) [default: the number of
-    /// cores]. Output stays in argument (or line) order.
+    /// Hash files on N threads, each streaming up to 4 files at once
+    /// through the multi-lane kernels of the backend [default: the number
+    /// of cores]. Output stays in argument (or line) order.
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     pub jobs: Option<NonZeroUsize>,
 }
