@@ -6,6 +6,7 @@ use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::num::NonZeroUsize;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -16,6 +17,8 @@ use crate::output::{self, io_msg, report};
 // The sums-file line format, self-contained (std + `pavelor::Algorithm`) so
 // that the fuzz target in `fuzz/` can include the very same file.
 mod lines;
+// Many files at once: worker threads and multi-lane hashing.
+mod parallel;
 #[cfg(test)]
 use lines::{Entry, MAX_LINE, unescape};
 use lines::{LineRead, needs_escape, next_line, parse_line, write_escaped};
@@ -98,6 +101,12 @@ pub struct SumArgs {
     /// [default: 4 x number of hex digits].
     #[arg(long, value_name = "N", requires = "hex")]
     pub bits: Option<u64>,
+
+    /// Hash files on N threads, each streaming up to 4 files at once
+    /// through the multi-lane kernels of the backend [default: the number
+    /// of cores]. Output stays in argument (or line) order.
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    pub jobs: Option<NonZeroUsize>,
 }
 
 /// Runs `pavelor sum`.
@@ -122,6 +131,7 @@ pub fn run(args: &SumArgs) -> ExitCode {
         },
         buf: vec![0; BUF_LEN],
         backend,
+        threads: args.jobs.unwrap_or_else(parallel::default_threads),
         stdin_closed: output::std_fd_was_closed(output::StdFd::In),
     };
     let result = if let Some(hex) = &args.hex {
@@ -202,6 +212,8 @@ struct Ctx<W: Write> {
     out: W,
     buf: Vec<u8>,
     backend: Backend,
+    /// Worker threads for many files.
+    threads: NonZeroUsize,
     /// Standard input was closed when we were started (`<&-`): reading it
     /// is an error (EBADF), not the empty message.
     stdin_closed: bool,
@@ -241,13 +253,7 @@ impl<W: Write> Ctx<W> {
             }
             return self.hash_reader(alg, &mut io::stdin());
         }
-        let mut file = File::open(name)?;
-        if file.metadata()?.is_dir() {
-            return Err(io::Error::new(
-                io::ErrorKind::IsADirectory,
-                "Is a directory",
-            ));
-        }
+        let mut file = parallel::open_file(name)?;
         self.hash_reader(alg, &mut file)
     }
 
@@ -256,38 +262,67 @@ impl<W: Write> Ctx<W> {
         let alg = args.hash.algorithm;
         let files = inputs(&args.files);
         let mut ok = true;
-        for name in &files {
-            let digest = match self.hash_input(alg, name) {
-                Ok(d) => d,
-                Err(e) => {
-                    ok = false;
-                    self.error(format_args!("{}: {}", name.to_string_lossy(), io_msg(&e)))?;
-                    continue;
-                }
-            };
-            let bytes = os_bytes(name);
-            // GNU: with --zero, names are written as they are.
-            let escape = !args.zero && needs_escape(&bytes);
-            if escape {
-                self.out.write_all(b"\\")?;
+        // Standard input (a single stream) and a lone file take the
+        // one-at-a-time path, the reference for every digest.
+        if files.len() == 1 || files.iter().any(|f| f == STDIN_NAME) {
+            for name in &files {
+                let digest = self.hash_input(alg, name).map(|d| d[..].to_vec());
+                ok &= self.print_sum(args, name, digest)?;
             }
-            if args.tag {
-                write!(self.out, "{} (", alg.name())?;
-            } else {
-                let mode = if args.binary { '*' } else { ' ' };
-                write!(self.out, "{digest:x} {mode}")?;
-            }
-            if escape {
-                write_escaped(&mut self.out, &bytes)?;
-            } else {
-                self.out.write_all(&bytes)?;
-            }
-            if args.tag {
-                write!(self.out, ") = {digest:x}")?;
-            }
-            self.out.write_all(if args.zero { b"\0" } else { b"\n" })?;
+            return Ok(ok);
+        }
+        let jobs = files
+            .iter()
+            .map(|f| parallel::Job {
+                alg,
+                path: f.clone(),
+            })
+            .collect();
+        let results = parallel::hash_files(jobs, self.backend, self.threads)?;
+        for (name, digest) in files.iter().zip(results) {
+            ok &= self.print_sum(args, name, digest)?;
         }
         Ok(ok)
+    }
+
+    /// Prints the line of one file of `sum_mode` (or reports its error):
+    /// `Ok(false)` for an error.
+    fn print_sum(
+        &mut self,
+        args: &SumArgs,
+        name: &OsStr,
+        digest: io::Result<Vec<u8>>,
+    ) -> io::Result<bool> {
+        let alg = args.hash.algorithm;
+        let digest = match digest {
+            Ok(d) => ::hex::encode(d),
+            Err(e) => {
+                self.error(format_args!("{}: {}", name.to_string_lossy(), io_msg(&e)))?;
+                return Ok(false);
+            }
+        };
+        let bytes = os_bytes(name);
+        // GNU: with --zero, names are written as they are.
+        let escape = !args.zero && needs_escape(&bytes);
+        if escape {
+            self.out.write_all(b"\\")?;
+        }
+        if args.tag {
+            write!(self.out, "{} (", alg.name())?;
+        } else {
+            let mode = if args.binary { '*' } else { ' ' };
+            write!(self.out, "{digest} {mode}")?;
+        }
+        if escape {
+            write_escaped(&mut self.out, &bytes)?;
+        } else {
+            self.out.write_all(&bytes)?;
+        }
+        if args.tag {
+            write!(self.out, ") = {digest}")?;
+        }
+        self.out.write_all(if args.zero { b"\0" } else { b"\n" })?;
+        Ok(true)
     }
 
     /// `pavelor sum --hex HEX [--bits N]`.
@@ -384,17 +419,19 @@ impl<W: Write> Ctx<W> {
         };
 
         let print = !args.status;
-        let (mut good_lines, mut bad_lines, mut unreadable, mut mismatched) =
-            (0u64, 0u64, 0u64, 0u64);
-        // Digests that matched: with --ignore-missing, none is a failure.
-        let mut matched = 0u64;
+        let mut t = Tally::default();
         let delim = if args.zero { b'\0' } else { b'\n' };
         let mut line = Vec::new();
         let mut lineno: u64 = 0;
+        // Lines are verified a batch at a time, the files of a batch
+        // concurrently; bounded memory whatever the sums file's length.
+        let mut batch: Vec<Item> = Vec::new();
+        let mut entries = 0;
         loop {
             let kind = match next_line(&mut reader, &mut line, delim) {
                 Ok(kind) => kind,
                 Err(e) => {
+                    self.check_batch(args, &display, &mut batch, &mut t)?;
                     self.error(format_args!("{display}: {}", io_msg(&e)))?;
                     return Ok(false);
                 }
@@ -416,54 +453,26 @@ impl<W: Write> Ctx<W> {
                     parse_line(&line, args.hash.algorithm)
                 }
             };
-            let Some(entry) = entry else {
-                bad_lines += 1;
-                if args.warn && print {
-                    self.error(format_args!(
-                        "{display}: {lineno}: improperly formatted Pavelor checksum line"
-                    ))?;
+            match entry {
+                Some(entry) => {
+                    batch.push(Item::Entry(entry));
+                    entries += 1;
                 }
-                continue;
-            };
-            good_lines += 1;
-            let path = bytes_os(&entry.name);
-            let result = self.hash_input(entry.alg, &path);
-            let verdict: &[u8] = match result {
-                Ok(d) if d[..] == entry.digest[..] => {
-                    matched += 1;
-                    if args.quiet || !print {
-                        continue;
-                    }
-                    b": OK\n"
-                }
-                Ok(_) => {
-                    mismatched += 1;
-                    b": FAILED\n"
-                }
-                Err(e) if args.ignore_missing && e.kind() == io::ErrorKind::NotFound => {
-                    continue;
-                }
-                Err(e) => {
-                    unreadable += 1;
-                    if print {
-                        self.error(format_args!(
-                            "{}: {}",
-                            Path::new(&*path).display(),
-                            io_msg(&e)
-                        ))?;
-                    }
-                    b": FAILED open or read\n"
-                }
-            };
-            if print {
-                if needs_escape(&entry.name) {
-                    self.out.write_all(b"\\")?;
-                }
-                write_escaped(&mut self.out, &entry.name)?;
-                self.out.write_all(verdict)?;
+                None => batch.push(Item::Bad(lineno)),
+            }
+            if entries >= CHECK_BATCH || batch.len() >= 4 * CHECK_BATCH {
+                self.check_batch(args, &display, &mut batch, &mut t)?;
+                entries = 0;
             }
         }
-
+        self.check_batch(args, &display, &mut batch, &mut t)?;
+        let Tally {
+            good_lines,
+            bad_lines,
+            unreadable,
+            mismatched,
+            matched,
+        } = t;
         if good_lines == 0 {
             self.error(format_args!(
                 "{display}: no properly formatted checksum lines found"
@@ -493,6 +502,113 @@ impl<W: Write> Ctx<W> {
         }
         Ok(mismatched == 0 && unreadable == 0 && !(args.strict && bad_lines > 0))
     }
+
+    /// Verifies the lines of `batch` (emptied), printing in line order.
+    fn check_batch(
+        &mut self,
+        args: &SumArgs,
+        display: &str,
+        batch: &mut Vec<Item>,
+        t: &mut Tally,
+    ) -> io::Result<()> {
+        let print = !args.status;
+        // A line naming standard input keeps the batch on the one-at-a-time
+        // path (standard input is one stream, maybe the sums file itself).
+        let jobs: Vec<parallel::Job> = batch
+            .iter()
+            .filter_map(|item| match item {
+                Item::Entry(e) => Some(parallel::Job {
+                    alg: e.alg,
+                    path: bytes_os(&e.name).into_owned(),
+                }),
+                Item::Bad(_) => None,
+            })
+            .collect();
+        let mut results = if jobs.len() < 2 || jobs.iter().any(|j| j.path == STDIN_NAME) {
+            None
+        } else {
+            Some(parallel::hash_files(jobs, self.backend, self.threads)?)
+        };
+        for item in batch.drain(..) {
+            let entry = match item {
+                Item::Bad(lineno) => {
+                    t.bad_lines += 1;
+                    if args.warn && print {
+                        self.error(format_args!(
+                            "{display}: {lineno}: improperly formatted Pavelor checksum line"
+                        ))?;
+                    }
+                    continue;
+                }
+                Item::Entry(entry) => entry,
+            };
+            t.good_lines += 1;
+            let path = bytes_os(&entry.name);
+            let result = match results.as_mut() {
+                Some(r) => r
+                    .next()
+                    .unwrap_or_else(|| Err(io::Error::other("missing result"))),
+                None => self.hash_input(entry.alg, &path).map(|d| d[..].to_vec()),
+            };
+            let verdict: &[u8] = match result {
+                Ok(d) if d[..] == entry.digest[..] => {
+                    t.matched += 1;
+                    if args.quiet || !print {
+                        continue;
+                    }
+                    b": OK\n"
+                }
+                Ok(_) => {
+                    t.mismatched += 1;
+                    b": FAILED\n"
+                }
+                Err(e) if args.ignore_missing && e.kind() == io::ErrorKind::NotFound => {
+                    continue;
+                }
+                Err(e) => {
+                    t.unreadable += 1;
+                    if print {
+                        self.error(format_args!(
+                            "{}: {}",
+                            Path::new(&*path).display(),
+                            io_msg(&e)
+                        ))?;
+                    }
+                    b": FAILED open or read\n"
+                }
+            };
+            if print {
+                if needs_escape(&entry.name) {
+                    self.out.write_all(b"\\")?;
+                }
+                write_escaped(&mut self.out, &entry.name)?;
+                self.out.write_all(verdict)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Lines of a sums file verified at once (at most).
+const CHECK_BATCH: usize = 1024;
+
+/// A line of a sums file, to verify.
+enum Item {
+    /// An improperly formatted line (its number).
+    Bad(u64),
+    /// A well-formed line.
+    Entry(lines::Entry),
+}
+
+/// The counts of one sums file.
+#[derive(Default)]
+struct Tally {
+    good_lines: u64,
+    bad_lines: u64,
+    unreadable: u64,
+    mismatched: u64,
+    /// Digests that matched: with --ignore-missing, none is a failure.
+    matched: u64,
 }
 
 /// The FILE arguments, or standard input (`-`) when there are none.
