@@ -5,7 +5,8 @@
 //! * [`drng`] is the Hash_DRBG-style generator over SM3.
 //! * [`suite`] names the four files of an instance and knows how each
 //!   record's message is made.
-//! * [`verify`] checks records against the implementation.
+//! * [`verify`] holds the digest helpers shared by the generator and the
+//!   verifier (streamed long messages, the `KAT_Loop` chain, the size limit).
 //! * [`generate`] writes the four files from scratch.
 //! * [`output`] writes result files atomically (the workspace's one helper).
 //! * [`embedded`] holds the official answers of all twelve files, compiled

@@ -7,9 +7,10 @@
 
 use pavelor::{Algorithm, Backend};
 use pavelor_kat::Drng;
-use pavelor_kat::format::{Record, parse};
-use pavelor_kat::suite::KatKind;
-use pavelor_kat::verify::{MAX_LONG_BITS, check_record};
+use pavelor_kat::format::{FullRecord, LongRecord, Record, parse, write_record};
+use pavelor_kat::official::{Report, check_file_bytes};
+use pavelor_kat::suite::{KatKind, LOOP_MSG_BITS};
+use pavelor_kat::verify::MAX_LONG_BITS;
 
 /// This process's peak resident set size (VmHWM), in KiB.
 fn peak_rss_kib() -> u64 {
@@ -138,9 +139,30 @@ fn malformed_records_are_errors_with_line_numbers() {
     }
 }
 
+/// Runs the strict verifier (`official::check_file_bytes`, portable
+/// backend) on `text` as file `kind` of `alg`.
+fn strict(alg: Algorithm, kind: KatKind, text: &[u8]) -> Report {
+    let mut imp = Backend::Portable;
+    check_file_bytes(&mut imp, alg, kind, text, &mut |_, _| {})
+}
+
+/// Asserts that `report` is a FAIL naming record `record`, with `needle`
+/// in its (one-line) text.
+fn assert_refused(report: &Report, record: usize, needle: &str) {
+    assert!(!report.is_pass(), "{report}");
+    let f = report
+        .failure
+        .as_ref()
+        .unwrap_or_else(|| panic!("expected a failure: {report}"));
+    assert_eq!(f.record, Some(record), "{report}");
+    let shown = report.to_string();
+    assert!(shown.contains(&format!("record {record} (")), "{shown}");
+    assert!(shown.contains(needle), "expected `{needle}` in {shown}");
+}
+
 /// A `Msg_Len = 2^60` long record parses (its message is described, not
-/// stored) but the verifier refuses it at once, without allocating or
-/// hashing.
+/// stored) but the strict verifier refuses it at once, without allocating
+/// or hashing.
 #[test]
 fn huge_long_record_is_refused_by_the_verifier() {
     let text = format!(
@@ -148,23 +170,27 @@ fn huge_long_record_is_refused_by_the_verifier() {
         "AB".repeat(64)
     );
     let recs = parse(text.as_bytes()).unwrap();
+    assert_eq!(recs[0].record.msg_len(), 1 << 60);
     let start = std::time::Instant::now();
-    let (result, grown) = rss_growth(|| {
-        let mut drng = Drng::new(&KatKind::Kat2_33.seed());
-        check_record(
-            KatKind::Kat2_33,
-            Algorithm::Pavelor512,
-            Backend::Portable,
-            &recs[0].record,
-            &mut drng,
-            &mut |_| {},
-        )
-    });
-    let err = result.unwrap_err();
-    assert!(err.contains("exceeds the verifier's limit"), "{err}");
+    let (report, grown) =
+        rss_growth(|| strict(Algorithm::Pavelor512, KatKind::Kat2_33, text.as_bytes()));
+    assert_refused(&report, 1, "exceeds the verifier's limit");
+    assert!(
+        report.to_string().contains("Msg_Len = 1152921504606846976"),
+        "{report}"
+    );
+    assert_eq!(report.passed, 0);
     assert!(grown < 64 * 1024, "peak RSS grew by {grown} KiB");
     assert!(start.elapsed().as_secs() < 2);
     const { assert!(MAX_LONG_BITS < 1 << 60) };
+}
+
+fn write(records: &[Record]) -> Vec<u8> {
+    let mut s = String::new();
+    for r in records {
+        write_record(&mut s, r);
+    }
+    s.into_bytes()
 }
 
 /// Records of the wrong layout for their file, or a `Dst_Len` of another
@@ -172,41 +198,53 @@ fn huge_long_record_is_refused_by_the_verifier() {
 #[test]
 fn wrong_layout_and_wrong_instance_fail_verification() {
     let full = format!("Msg_Len = 0\nMsg = \nDst_Len = 512\nDst = {DST512}\n\n");
-    let rec: Record = parse(full.as_bytes()).unwrap().remove(0).record;
-    let mut drng = Drng::new(&KatKind::Kat2_23.seed());
-    let e = check_record(
-        KatKind::Kat2_23,
-        Algorithm::Pavelor512,
-        Backend::Portable,
-        &rec,
-        &mut drng,
-        &mut |_| {},
-    )
-    .unwrap_err();
-    assert!(e.contains("does not belong"), "{e}");
-    let e = check_record(
-        KatKind::Kat2_12,
-        Algorithm::Pavelor768,
-        Backend::Portable,
-        &rec,
-        &mut drng,
-        &mut |_| {},
-    )
-    .unwrap_err();
-    assert!(e.contains("Dst_Len is 512"), "{e}");
-    // KAT_Loop with a message that is not the DRNG one: refused before the
-    // 10^6 iterations.
+    // A full record where a long one belongs: refused on its `Msg_Len`,
+    // which no full record of a (size-limited) file can have.
+    let r = strict(Algorithm::Pavelor512, KatKind::Kat2_23, full.as_bytes());
+    assert_refused(
+        &r,
+        1,
+        "Msg_Len is 0, but record 1 of an official KAT_2_23 file has Msg_Len = 8388608",
+    );
+    // A long record with the right `Msg_Len` where a full one belongs.
+    let long = Record::Long(LongRecord {
+        msg_len: LOOP_MSG_BITS,
+        seed: Vec::new(),
+        exp_head: [0; 8],
+        exp_tail: [0; 8],
+        dst_len: 512,
+        dst: vec![0; 64],
+    });
+    let r = strict(Algorithm::Pavelor512, KatKind::Loop, &write(&[long]));
+    assert_refused(&r, 1, "record layout does not belong in a KAT_Loop file");
+    // A Pavelor-512 record in a Pavelor-768 file.
+    let r = strict(Algorithm::Pavelor768, KatKind::Kat2_12, full.as_bytes());
+    assert_refused(
+        &r,
+        1,
+        "Dst_Len is 512, but Pavelor-768 digests have 768 bits",
+    );
+    // KAT_Loop with a message that is not the DRNG one, and with the DRNG
+    // message but a wrong Dst: both refused before the 10^6 iterations.
     let start = std::time::Instant::now();
-    let e = check_record(
-        KatKind::Loop,
+    let loop_record = |msg: Vec<u8>| {
+        Record::Full(FullRecord {
+            msg_len: LOOP_MSG_BITS,
+            msg,
+            dst_len: 512,
+            dst: vec![0; 64],
+        })
+    };
+    let zeros = loop_record(vec![0; LOOP_MSG_BITS as usize / 8]);
+    let r = strict(Algorithm::Pavelor512, KatKind::Loop, &write(&[zeros]));
+    assert_refused(&r, 1, "Msg is not the 8192-bit DRNG message of KAT_Loop");
+    let drng_msg = Drng::new(&KatKind::Loop.seed()).generate(LOOP_MSG_BITS);
+    let r = strict(
         Algorithm::Pavelor512,
-        Backend::Portable,
-        &rec,
-        &mut drng,
-        &mut |_| {},
-    )
-    .unwrap_err();
-    assert!(e.contains("KAT_Loop"), "{e}");
+        KatKind::Loop,
+        &write(&[loop_record(drng_msg)]),
+    );
+    assert_refused(&r, 1, "Dst differs from the official answer");
     assert!(start.elapsed().as_secs() < 2);
 }
 
