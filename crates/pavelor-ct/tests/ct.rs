@@ -150,7 +150,18 @@ fn scenarios_pass_natively_on_every_backend() {
     assert!(out.status.success(), "{}", text(&out));
 }
 
+/// The check is for the code that ships: the release profile (one codegen
+/// unit, thin LTO). At the test profile's opt-level 2 the compiler keeps
+/// length-derived (public) flags of the fused one-shot kernels in byte
+/// stack slots and selects pointers with `cmov` from memory, shapes the
+/// check rejects because it cannot tell public from secret scalars; so this
+/// test runs in release builds only (`.ci/run`'s `--release
+/// --include-ignored` run, and `scripts/ct.sh`).
 #[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "checks the release-profile kernels: run with cargo test --release"
+)]
 fn static_kernel_check() {
     if !cfg!(target_arch = "x86_64") || !tool_present("objdump") {
         return;

@@ -23,6 +23,10 @@ fn std_says_supported(b: Backend) -> bool {
                 && std::arch::is_x86_feature_detected!("sse2")
         }
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        Backend::AesNiAvx => {
+            std_says_supported(Backend::AesNi) && std::arch::is_x86_feature_detected!("avx")
+        }
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         Backend::Avx2Vaes => {
             std_says_supported(Backend::AesNi)
                 && std::arch::is_x86_feature_detected!("avx")
