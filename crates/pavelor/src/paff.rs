@@ -3,28 +3,14 @@
 //! This module holds the *definition* (wiring and round constants) that every
 //! backend implements; the backends in [`crate::backend`] turn it into code.
 
-/// Number of 16-byte subblocks in the state.
-pub const SUBBLOCKS: usize = 20;
+include!("paff_wiring.rs");
+
 /// State width in bytes (2560 bits).
 pub const STATE_BYTES: usize = 16 * SUBBLOCKS;
-/// Number of Paff rounds.
-pub const ROUNDS: usize = 24;
 
 /// The sponge state as 20 subblocks of 16 bytes; subblock `j` is bytes
 /// `16j .. 16j+16` of the byte-string state of the specification.
 pub type State = [[u8; 16]; SUBBLOCKS];
-
-/// `P1[j]`: the subblock that goes through the AES round `A` to give output `j`.
-pub const P1: [usize; SUBBLOCKS] = [
-    19, 4, 6, 17, 9, 0, 13, 11, 8, 5, 15, 10, 16, 3, 12, 14, 18, 7, 2, 1,
-];
-/// `P2[j]`: the subblock XOR-ed into output `j` (the AES round key position).
-pub const P2: [usize; SUBBLOCKS] = [
-    1, 0, 3, 4, 5, 2, 7, 8, 9, 10, 6, 12, 13, 14, 15, 16, 17, 18, 19, 11,
-];
-/// The output subblock that carries the round constant instead of `A(S[P1[j]])`.
-/// Its `P1` entry (subblock 11) is the one input that skips the AES round.
-pub const CONST_OUT: usize = 7;
 
 /// Round constants `RC[0..24]`, byte 0 first.
 ///

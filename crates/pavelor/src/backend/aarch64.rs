@@ -60,7 +60,7 @@
 
 use core::arch::aarch64::{uint8x16_t, vaeseq_u8, vaesmcq_u8, veorq_u8, vld1q_u8, vst1q_u8};
 
-use super::kernel::{Vector, single_kernel};
+use super::kernel::{InRegs, Vector, single_kernel};
 use crate::paff::RC;
 
 cpufeatures::new!(hwcap_aes, "aes");
@@ -109,6 +109,12 @@ pub(crate) struct Neon(uint8x16_t);
 // functions (`aes`, proven by the token); memory operands are in bounds as
 // documented on [`Vector`].
 impl Vector<1> for Neon {
+    type Regs<'a> = InRegs<Self>;
+    type Scratch = ();
+
+    #[inline(always)]
+    fn scratch() {}
+
     #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 1]) -> Self {
         // SAFETY: 16 readable bytes; `vld1q_u8` is unaligned.

@@ -19,6 +19,8 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
+#[cfg(target_arch = "x86_64")]
+use super::kernel::{IN_REGS, RC_ALIGNED, SpillArea, Split, SplitPaff};
 use super::kernel::{Vector, single_kernel};
 use crate::paff::RC;
 
@@ -41,12 +43,34 @@ impl Token {
 /// One AES block in an `xmm` register, operated on with this level's
 /// encoding.
 #[derive(Clone, Copy)]
+#[repr(transparent)]
 pub(crate) struct Xmm(__m128i);
 
 // SAFETY (every method): called only from this file's `#[target_feature]`
 // functions, i.e. with the features this level's token proves; the memory
 // operands are in bounds as documented on [`Vector`].
 impl Vector<1> for Xmm {
+    // x86-64: the generated Paff of `build.rs` (15 subblocks in registers,
+    // spills placed by a latency model). 32-bit x86 has 8 `xmm` registers:
+    // the compiler allocates.
+    #[cfg(target_arch = "x86_64")]
+    type Regs<'a> = Split<'a, Self>;
+    #[cfg(target_arch = "x86_64")]
+    type Scratch = SpillArea<Self>;
+    #[cfg(not(target_arch = "x86_64"))]
+    type Regs<'a> = super::kernel::InRegs<Self>;
+    #[cfg(not(target_arch = "x86_64"))]
+    type Scratch = ();
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn scratch() -> SpillArea<Self> {
+        SpillArea::uninit()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline(always)]
+    fn scratch() {}
+
     #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 1]) -> Self {
         // SAFETY: 16 readable bytes; unaligned load.
@@ -81,6 +105,24 @@ impl Vector<1> for Xmm {
     unsafe fn rc(round: usize) -> Self {
         // SAFETY: `RC[round]` is 16 readable bytes (bounds-checked index).
         Xmm(unsafe { _mm_loadu_si128(RC[round].as_ptr().cast()) })
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl SplitPaff for Xmm {
+    #[inline(always)]
+    unsafe fn paff_split(r: &mut [Self; IN_REGS], spill: &mut SpillArea<Self>) {
+        let m = spill.as_mut_ptr().cast::<Self>();
+        let rc = RC_ALIGNED.0.as_ptr();
+        // SAFETY: AES-NI and AVX are enabled in the calling kernel (see `Vector`).
+        // The generated code (`build.rs`, which checks it against the
+        // wiring before writing it) names every vector register it
+        // writes (`r[i]` in `xmm0..xmm14`, `xmm15` clobbered), reads the
+        // 24 round constants at `rc` (16-byte aligned, 384 bytes) and
+        // reads and writes only the `SPILL_SLOTS` slots at `m` (`[Xmm; _]`
+        // is 16-byte aligned, as the aligned memory operands need; the
+        // expression asserts its slot count fits), and no stack.
+        unsafe { include!(concat!(env!("OUT_DIR"), "/paff_vex.rs")) }
     }
 }
 

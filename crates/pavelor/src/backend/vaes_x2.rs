@@ -25,7 +25,7 @@ use core::arch::x86_64::*;
 use core::sync::atomic::{AtomicU8, Ordering};
 
 use super::Lanes;
-use super::kernel::{Vector, absorb_lanes};
+use super::kernel::{InRegs, Vector, absorb_lanes};
 use crate::paff::RC;
 use crate::params::Variant;
 
@@ -90,6 +90,12 @@ pub(crate) struct Ymm(__m256i);
 // AVX2 + VAES, which the token proves; memory operands are in bounds as
 // documented on [`Vector`].
 impl Vector<2> for Ymm {
+    type Regs<'a> = InRegs<Self>;
+    type Scratch = ();
+
+    #[inline(always)]
+    fn scratch() {}
+
     #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 2]) -> Self {
         // SAFETY: 32 readable bytes; unaligned load.

@@ -18,7 +18,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::Lanes;
-use super::kernel::{Vector, absorb_lanes};
+use super::kernel::{InRegs, Vector, absorb_lanes};
 use crate::paff::RC;
 use crate::params::Variant;
 
@@ -52,6 +52,12 @@ pub(crate) struct Ymm(__m256i);
 // functions (AVX-512 F/VL/BW + VAES, proven by the token); memory operands
 // are in bounds as documented on [`Vector`].
 impl Vector<4> for Zmm {
+    type Regs<'a> = InRegs<Self>;
+    type Scratch = ();
+
+    #[inline(always)]
+    fn scratch() {}
+
     #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 4]) -> Self {
         // SAFETY: 64 readable bytes; unaligned load.
@@ -96,6 +102,12 @@ impl Vector<4> for Zmm {
 
 // SAFETY (every method): as for `Zmm`.
 impl Vector<2> for Ymm {
+    type Regs<'a> = InRegs<Self>;
+    type Scratch = ();
+
+    #[inline(always)]
+    fn scratch() {}
+
     #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 2]) -> Self {
         // SAFETY: 32 readable bytes; unaligned load.
