@@ -1,5 +1,6 @@
-//! Build script of `pavelor`: generates the Paff of the two 16-register x86
-//! kernels, `aesni` (SSE `aesenc`) and `aesni-avx` (VEX `vaesenc xmm`), as
+//! Build script of `pavelor`: generates the Paff of the 16-register x86
+//! kernels, `aesni` (SSE `aesenc`), `aesni-avx` (VEX `vaesenc xmm`) and the
+//! 2-lane batch kernel of `avx2-vaes` (VEX `vaesenc ymm`), as
 //! hand-allocated assembly.
 //!
 //! # Why
@@ -36,9 +37,10 @@
 //! against the wiring evaluated directly, and fails on any difference; the
 //! crate's known-answer tests then run the real code.
 //!
-//! Output: `$OUT_DIR/paff_sse.rs` and `$OUT_DIR/paff_vex.rs`, each one
-//! `asm!` expression, included by `src/backend/aesni.rs` and
-//! `src/backend/aesni_avx.rs`.
+//! Output: `$OUT_DIR/paff_sse.rs`, `paff_vex.rs` and `paff_vex_ymm.rs`
+//! (the VEX program on `ymm` registers and 32-byte slots: two states, one
+//! per 128-bit lane), each one `asm!` expression, included by
+//! `src/backend/aesni.rs`, `aesni_avx.rs` and `vaes_x2.rs`.
 
 use std::error::Error;
 use std::fmt::Write as _;
@@ -289,6 +291,65 @@ fn home(i: usize) -> Loc {
     }
 }
 
+/// Emits round `r` with the outputs `spill` to memory, in readiness order
+/// `by_ready` as far as the registers allow.
+fn schedule_round(
+    isa: Isa,
+    r: usize,
+    old: [Loc; SUBBLOCKS],
+    uses: [u8; SUBBLOCKS],
+    spill: [bool; SUBBLOCKS],
+    by_ready: &[usize],
+) -> Result<Round, String> {
+    let last = r == ROUNDS - 1;
+    let mut round = Round {
+        isa,
+        r,
+        old,
+        new: [None; SUBBLOCKS],
+        uses,
+        free_regs: (0..NREG).filter(|&x| !old.contains(&Loc::Reg(x))).collect(),
+        free_slots: (0..SPILL_SLOTS)
+            .filter(|&s| !old.contains(&Loc::Slot(s)))
+            .collect(),
+        code: Vec::new(),
+    };
+    // Values stored in the next-to-last round stay clear of the home
+    // slots, which the last round fills.
+    let min_slot = if r + 2 == ROUNDS {
+        SUBBLOCKS - IN_REGS
+    } else {
+        0
+    };
+    let mut remaining = by_ready.to_vec();
+    while !remaining.is_empty() {
+        // The first output in readiness order that leaves a register free
+        // for the next one, else the first that fits at all.
+        let mut chosen: Option<(usize, Round)> = None;
+        for (idx, &j) in remaining.iter().enumerate() {
+            let mut trial = round.clone();
+            let want = match (last, home(j)) {
+                (true, Loc::Slot(s)) => Some(s),
+                _ => None,
+            };
+            if trial.emit(j, spill[j], want, min_slot).is_ok() {
+                let roomy = !trial.free_regs.is_empty() || remaining.len() == 1;
+                if roomy {
+                    chosen = Some((idx, trial));
+                    break;
+                }
+                if chosen.is_none() {
+                    chosen = Some((idx, trial));
+                }
+            }
+        }
+        let (idx, next) = chosen.ok_or_else(|| format!("{isa:?}: no schedule for round {r}"))?;
+        round = next;
+        remaining.remove(idx);
+    }
+    Ok(round)
+}
+
 fn generate(isa: Isa) -> Result<Program, Box<dyn Error>> {
     let mut old: [Loc; SUBBLOCKS] = std::array::from_fn(home);
     // Time at which each input is available to its consumers (model).
@@ -318,76 +379,31 @@ fn generate(isa: Isa) -> Result<Program, Box<dyn Error>> {
         });
         let mut by_ready: Vec<usize> = (0..SUBBLOCKS).collect();
         by_ready.sort_by(|&x, &y| out_ready[x].total_cmp(&out_ready[y]).then(x.cmp(&y)));
+        let key_only = |j: usize| {
+            !P1.iter()
+                .enumerate()
+                .any(|(k, &p)| p == j && k != CONST_OUT)
+        };
+        let mut cands = by_ready.clone();
+        cands.sort_by(|&x, &y| {
+            let kx = out_ready[x] - if key_only(x) { KEY_ONLY_BONUS } else { 0.0 };
+            let ky = out_ready[y] - if key_only(y) { KEY_ONLY_BONUS } else { 0.0 };
+            kx.total_cmp(&ky).then(x.cmp(&y))
+        });
         let mut spill = [false; SUBBLOCKS];
         if last {
             for (j, s) in spill.iter_mut().enumerate() {
                 *s = matches!(home(j), Loc::Slot(_));
             }
         } else {
-            let key_only = |j: usize| {
-                !P1.iter()
-                    .enumerate()
-                    .any(|(k, &p)| p == j && k != CONST_OUT)
-            };
-            let mut cands = by_ready.clone();
-            cands.sort_by(|&x, &y| {
-                let kx = out_ready[x] - if key_only(x) { KEY_ONLY_BONUS } else { 0.0 };
-                let ky = out_ready[y] - if key_only(y) { KEY_ONLY_BONUS } else { 0.0 };
-                kx.total_cmp(&ky).then(x.cmp(&y))
-            });
             for &j in cands.iter().take(SPILLED_PER_ROUND) {
                 spill[j] = true;
             }
         }
+        let mut round = schedule_round(isa, r, old, uses, spill, &by_ready)?;
         for j in 0..SUBBLOCKS {
             critical_path = critical_path.max(out_ready[j]);
             ready[j] = out_ready[j] + if spill[j] { SPILL_LATENCY } else { 0.0 };
-        }
-        let mut round = Round {
-            isa,
-            r,
-            old,
-            new: [None; SUBBLOCKS],
-            uses,
-            free_regs: (0..NREG).filter(|&x| !old.contains(&Loc::Reg(x))).collect(),
-            free_slots: (0..SPILL_SLOTS)
-                .filter(|&s| !old.contains(&Loc::Slot(s)))
-                .collect(),
-            code: Vec::new(),
-        };
-        // Values stored in the next-to-last round stay clear of the home
-        // slots, which the last round fills.
-        let min_slot = if r + 2 == ROUNDS {
-            SUBBLOCKS - IN_REGS
-        } else {
-            0
-        };
-        let mut remaining = by_ready;
-        while !remaining.is_empty() {
-            // The first output in readiness order that leaves a register
-            // free for the next one, else the first that fits at all.
-            let mut chosen: Option<(usize, Round)> = None;
-            for (idx, &j) in remaining.iter().enumerate() {
-                let mut trial = round.clone();
-                let want = match (last, home(j)) {
-                    (true, Loc::Slot(s)) => Some(s),
-                    _ => None,
-                };
-                if trial.emit(j, spill[j], want, min_slot).is_ok() {
-                    let roomy = !trial.free_regs.is_empty() || remaining.len() == 1;
-                    if roomy {
-                        chosen = Some((idx, trial));
-                        break;
-                    }
-                    if chosen.is_none() {
-                        chosen = Some((idx, trial));
-                    }
-                }
-            }
-            let (idx, next) =
-                chosen.ok_or_else(|| format!("{isa:?}: no schedule for round {r}"))?;
-            round = next;
-            remaining.remove(idx);
         }
         code.append(&mut round.code);
         for (o, n) in old.iter_mut().zip(round.new) {
@@ -520,20 +536,50 @@ fn check(isa: Isa, prog: &Program) -> Result<(), String> {
     Ok(())
 }
 
-fn operand(o: Opnd) -> String {
+/// The register width a program is rendered for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Width {
+    /// One state, 16-byte `xmm` registers and slots.
+    Xmm,
+    /// Two states, one per 128-bit lane of 32-byte `ymm` registers and
+    /// slots (VAES `vaesenc ymm`; the round constant in both lanes).
+    Ymm,
+}
+
+impl Width {
+    fn reg(self) -> &'static str {
+        match self {
+            Width::Xmm => "xmm",
+            Width::Ymm => "ymm",
+        }
+    }
+
+    fn bytes(self) -> usize {
+        match self {
+            Width::Xmm => 16,
+            Width::Ymm => 32,
+        }
+    }
+}
+
+fn operand(w: Width, o: Opnd) -> String {
+    let (reg, n) = (w.reg(), w.bytes());
     match o {
-        Opnd::Reg(x) => format!("xmm{x}"),
-        Opnd::Slot(s) => format!("xmmword ptr [{{m}} + {}]", 16 * s),
-        Opnd::Rc(r) => format!("xmmword ptr [{{rc}} + {}]", 16 * r),
+        Opnd::Reg(x) => format!("{reg}{x}"),
+        Opnd::Slot(s) => format!("{reg}word ptr [{{m}} + {}]", n * s),
+        Opnd::Rc(r) => format!("{reg}word ptr [{{rc}} + {}]", n * r),
     }
 }
 
 /// The `asm!` expression for `prog`.
-fn render(isa: Isa, prog: &Program) -> Result<String, std::fmt::Error> {
-    let (v, name) = match isa {
-        Isa::Sse => ("", "aesni (SSE)"),
-        Isa::Vex => ("v", "aesni-avx (VEX)"),
+fn render(isa: Isa, w: Width, prog: &Program) -> Result<String, std::fmt::Error> {
+    let (v, name) = match (isa, w) {
+        (Isa::Sse, _) => ("", "aesni (SSE)"),
+        (Isa::Vex, Width::Xmm) => ("v", "aesni-avx (VEX)"),
+        (Isa::Vex, Width::Ymm) => ("v", "2-lane avx2-vaes (VEX ymm)"),
     };
+    let reg = w.reg();
+    let op = |o| operand(w, o);
     let count = |f: fn(&Insn) -> bool| prog.code.iter().filter(|i| f(i)).count();
     let aes = count(|i| matches!(i, Insn::Aes { .. }));
     let stores = count(|i| matches!(i, Insn::Store { .. }));
@@ -566,7 +612,7 @@ fn render(isa: Isa, prog: &Program) -> Result<String, std::fmt::Error> {
     )?;
     writeln!(
         s,
-        "// xmm0..xmm{}, subblocks {IN_REGS}..{SUBBLOCKS} in spill slots 0..{}.",
+        "// {reg}0..{reg}{}, subblocks {IN_REGS}..{SUBBLOCKS} in spill slots 0..{}.",
         IN_REGS - 1,
         SUBBLOCKS - IN_REGS
     )?;
@@ -581,7 +627,10 @@ fn render(isa: Isa, prog: &Program) -> Result<String, std::fmt::Error> {
         prog.slots_used, prog.critical_path
     )?;
     writeln!(s, "{{")?;
-    writeln!(s, "    const _: () = assert!(crate::backend::kernel::IN_REGS == {IN_REGS});")?;
+    writeln!(
+        s,
+        "    const _: () = assert!(crate::backend::kernel::IN_REGS == {IN_REGS});"
+    )?;
     writeln!(
         s,
         "    const _: () = assert!({} <= crate::backend::kernel::SPILL_SLOTS);",
@@ -591,25 +640,23 @@ fn render(isa: Isa, prog: &Program) -> Result<String, std::fmt::Error> {
     for insn in &prog.code {
         let line = match *insn {
             Insn::Aes { dst, src, key } => match isa {
-                Isa::Vex => format!("vaesenc xmm{dst}, xmm{src}, {}", operand(key)),
-                Isa::Sse => format!("aesenc xmm{dst}, {}", operand(key)),
+                Isa::Vex => format!("vaesenc {reg}{dst}, {reg}{src}, {}", op(key)),
+                Isa::Sse => format!("aesenc {reg}{dst}, {}", op(key)),
             },
             Insn::Xor { dst, a, b } => match isa {
-                Isa::Vex => format!("vpxor xmm{dst}, xmm{a}, {}", operand(b)),
-                Isa::Sse => format!("pxor xmm{dst}, {}", operand(b)),
+                Isa::Vex => format!("vpxor {reg}{dst}, {reg}{a}, {}", op(b)),
+                Isa::Sse => format!("pxor {reg}{dst}, {}", op(b)),
             },
-            Insn::Mov { dst, from } => format!("{v}movdqa xmm{dst}, {}", operand(from)),
-            Insn::Store { slot, src } => {
-                format!("{v}movdqa {}, xmm{src}", operand(Opnd::Slot(slot)))
-            }
+            Insn::Mov { dst, from } => format!("{v}movdqa {reg}{dst}, {}", op(from)),
+            Insn::Store { slot, src } => format!("{v}movdqa {}, {reg}{src}", op(Opnd::Slot(slot))),
         };
         writeln!(s, "        \"{line}\",")?;
     }
     for i in 0..IN_REGS {
-        writeln!(s, "        inout(\"xmm{i}\") r[{i}].0,")?;
+        writeln!(s, "        inout(\"{reg}{i}\") r[{i}].0,")?;
     }
     for x in IN_REGS..NREG {
-        writeln!(s, "        out(\"xmm{x}\") _,")?;
+        writeln!(s, "        out(\"{reg}{x}\") _,")?;
     }
     writeln!(s, "        m = in(reg) m,")?;
     writeln!(s, "        rc = in(reg) rc,")?;
@@ -623,10 +670,16 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/paff_wiring.rs");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?);
-    for (isa, file) in [(Isa::Sse, "paff_sse.rs"), (Isa::Vex, "paff_vex.rs")] {
+    for isa in [Isa::Sse, Isa::Vex] {
         let prog = generate(isa)?;
         check(isa, &prog)?;
-        std::fs::write(out.join(file), render(isa, &prog)?)?;
+        let files: &[(Width, &str)] = match isa {
+            Isa::Sse => &[(Width::Xmm, "paff_sse.rs")],
+            Isa::Vex => &[(Width::Xmm, "paff_vex.rs"), (Width::Ymm, "paff_vex_ymm.rs")],
+        };
+        for &(w, file) in files {
+            std::fs::write(out.join(file), render(isa, w, &prog)?)?;
+        }
     }
     Ok(())
 }

@@ -109,7 +109,7 @@ impl Vector<1> for Xmm {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl SplitPaff for Xmm {
+impl SplitPaff<1> for Xmm {
     #[inline(always)]
     unsafe fn paff_split(r: &mut [Self; IN_REGS], spill: &mut SpillArea<Self>) {
         let m = spill.as_mut_ptr().cast::<Self>();
@@ -118,7 +118,7 @@ impl SplitPaff for Xmm {
         // The generated code (`build.rs`, which checks it against the
         // wiring before writing it) names every vector register it
         // writes (`r[i]` in `xmm0..xmm14`, `xmm15` clobbered), reads the
-        // 24 round constants at `rc` (16-byte aligned, 384 bytes) and
+        // 24 round constants at `rc` (32-byte aligned, 384 bytes) and
         // reads and writes only the `SPILL_SLOTS` slots at `m` (`[Xmm; _]`
         // is 16-byte aligned, as the aligned memory operands need; the
         // expression asserts its slot count fits), and no stack.

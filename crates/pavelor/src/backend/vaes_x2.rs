@@ -25,7 +25,9 @@ use core::arch::x86_64::*;
 use core::sync::atomic::{AtomicU8, Ordering};
 
 use super::Lanes;
-use super::kernel::{InRegs, Vector, absorb_lanes};
+#[cfg(target_arch = "x86_64")]
+use super::kernel::{IN_REGS, RC_ALIGNED_X2, SpillArea, Split, SplitPaff};
+use super::kernel::{Vector, absorb_lanes};
 use crate::paff::RC;
 use crate::params::Variant;
 
@@ -84,15 +86,31 @@ unsafe fn xcr0() -> u64 {
 
 /// Two AES blocks in a `ymm` register, VEX-encoded operations.
 #[derive(Clone, Copy)]
+#[repr(transparent)]
 pub(crate) struct Ymm(__m256i);
 
 // SAFETY (every method): called only from `absorb_x2_impl`, compiled with
 // AVX2 + VAES, which the token proves; memory operands are in bounds as
 // documented on [`Vector`].
 impl Vector<2> for Ymm {
-    type Regs<'a> = InRegs<Self>;
+    // x86-64: the generated Paff of `build.rs` on `ymm` registers (15
+    // subblock pairs in registers, spills placed by a latency model).
+    // 32-bit x86 has 8 vector registers: the compiler allocates.
+    #[cfg(target_arch = "x86_64")]
+    type Regs<'a> = Split<'a, Self>;
+    #[cfg(target_arch = "x86_64")]
+    type Scratch = SpillArea<Self>;
+    #[cfg(not(target_arch = "x86_64"))]
+    type Regs<'a> = super::kernel::InRegs<Self>;
+    #[cfg(not(target_arch = "x86_64"))]
     type Scratch = ();
 
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn scratch() -> SpillArea<Self> {
+        SpillArea::uninit()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
     #[inline(always)]
     fn scratch() {}
 
@@ -131,6 +149,38 @@ impl Vector<2> for Ymm {
         // SAFETY: `RC[round]` is 16 readable bytes (bounds-checked index).
         Ymm(unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(RC[round].as_ptr().cast())) })
     }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl SplitPaff<2> for Ymm {
+    #[inline(always)]
+    unsafe fn paff_split(r: &mut [Self; IN_REGS], spill: &mut SpillArea<Self>) {
+        // SAFETY: forwarded to the caller (AVX2 + VAES enabled).
+        unsafe { paff_split_ymm(r, spill) }
+    }
+}
+
+/// The generated two-lane Paff. A separate function because `ymm`
+/// operands of `asm!` need the AVX feature on the function that holds
+/// them; `#[inline]` into `absorb_x2_impl`, which has it.
+///
+/// # Safety
+/// The CPU must support AVX2 and VAES.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx,avx2,vaes")]
+unsafe fn paff_split_ymm(r: &mut [Ymm; IN_REGS], spill: &mut SpillArea<Ymm>) {
+    let m = spill.as_mut_ptr().cast::<Ymm>();
+    let rc = RC_ALIGNED_X2.0.as_ptr();
+    // SAFETY: AVX2 and VAES are enabled here. The generated code
+    // (`build.rs`, which checks the program against the wiring before
+    // writing it) names every vector register it writes (`r[i]` in
+    // `ymm0..ymm14`, `ymm15` clobbered), reads the 24 two-lane round
+    // constants at `rc` (32-byte aligned, 768 bytes) and reads and writes
+    // only the `SPILL_SLOTS` 32-byte slots at `m` (`[Ymm; _]` is 32-byte
+    // aligned, as the aligned memory operands need; the expression asserts
+    // its slot count fits), and no stack.
+    unsafe { include!(concat!(env!("OUT_DIR"), "/paff_vex_ymm.rs")) }
 }
 
 /// Absorbs `min_l blocks[l].len() / V::RATE` blocks into each of the two
