@@ -46,7 +46,6 @@ use std::error::Error;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-#[allow(dead_code)] // SUBBLOCKS etc. are used; the docs are for paff.rs
 mod wiring {
     include!("src/paff_wiring.rs");
 }
@@ -57,12 +56,12 @@ const NREG: usize = 16;
 /// Subblocks `0..IN_REGS` are in `xmm0..` on entry and exit (the kernel
 /// bodies index them as registers); must equal `kernel::IN_REGS`.
 const IN_REGS: usize = 15;
-/// Spill slots of 16 bytes the kernel provides; must equal
-/// `kernel::SPILL_SLOTS` (the generated code asserts its use fits).
+/// Spill slots the generator may use; at most `kernel::SPILL_SLOTS` (the
+/// generated code asserts that what it uses fits).
 const SPILL_SLOTS: usize = 16;
-/// Outputs stored to memory in each round (all but `IN_REGS` subblocks
-/// must be somewhere else than a register, plus one free register for
-/// loads and copies).
+/// Outputs stored to memory in each round: as many as keep the round's
+/// end at `IN_REGS` subblocks in registers, leaving one of the 16 free for
+/// loads and copies at the start of the next round.
 const SPILLED_PER_ROUND: usize = SUBBLOCKS - IN_REGS;
 
 /// Latency model (cycles; AMD Zen 5, measured: dependent `vaesenc` 2,
@@ -669,6 +668,15 @@ fn render(isa: Isa, w: Width, prog: &Program) -> Result<String, std::fmt::Error>
 fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/paff_wiring.rs");
+    // `pavelor_split`: the target runs the generated kernels (x86-64 with
+    // 64-bit pointers: 16 vector registers, and the `asm!` address
+    // operands are full 64-bit registers; not 32-bit x86, not x32).
+    println!("cargo::rustc-check-cfg=cfg(pavelor_split)");
+    let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
+    let width = std::env::var("CARGO_CFG_TARGET_POINTER_WIDTH").unwrap_or_default();
+    if arch == "x86_64" && width == "64" {
+        println!("cargo::rustc-cfg=pavelor_split");
+    }
     let out = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?);
     for isa in [Isa::Sse, Isa::Vex] {
         let prog = generate(isa)?;

@@ -231,44 +231,7 @@ fn static_check(binary: &std::path::Path) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut ok = true;
-    match disasm::check_listing(&listing, disasm::KERNELS) {
-        Ok(reports) => {
-            for r in &reports {
-                println!(
-                    "{} @{:x}: {} instructions, {} AES rounds, {} conditional branches, \
-                     {} scalar loads{}: {}",
-                    r.name,
-                    r.addr,
-                    r.instructions,
-                    r.aes_rounds,
-                    r.conditional_branches,
-                    r.scalar_loads.len(),
-                    if r.callees.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (calls {})", r.callees.join(", "))
-                    },
-                    if r.violations.is_empty() {
-                        "ok"
-                    } else {
-                        "VIOLATIONS"
-                    }
-                );
-                for l in &r.scalar_loads {
-                    println!("    scalar load {l}");
-                }
-                for v in &r.violations {
-                    println!("    violation {v}");
-                }
-                ok &= r.violations.is_empty() && r.aes_rounds > 0;
-            }
-        }
-        Err(e) => {
-            println!("kernels: FAIL {e}");
-            ok = false;
-        }
-    }
+    let mut ok = print_reports(disasm::check_listing(&listing, disasm::KERNELS));
     // Positive control: the check must reject the harness's leaky toy.
     match disasm::check_listing(&listing, &[disasm::LEAKY_TOY]) {
         Ok(reports) if reports.iter().all(|r| !r.violations.is_empty()) => {

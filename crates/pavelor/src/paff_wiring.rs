@@ -1,8 +1,9 @@
 // The Paff wiring: the state size, the round count and the two subblock
-// permutations of a round. This file is included twice: by `paff.rs` (the
-// definition every backend implements) and by the crate's `build.rs`, which
-// derives the register-allocated x86 kernels of `backend/` from the same
-// tables, so the wiring is written once.
+// permutations of a round, the one definition of it. This file is included
+// twice: by `paff.rs` (whose `paff_round!` macro spells the same wiring out
+// for the compiler, checked against these tables by the test
+// `macro_matches_tables`) and by the crate's `build.rs`, which derives the
+// register-allocated x86 kernels of `backend/` from the tables.
 
 /// Number of 16-byte subblocks in the state.
 pub const SUBBLOCKS: usize = 20;

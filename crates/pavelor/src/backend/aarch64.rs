@@ -116,6 +116,9 @@ impl Vector<1> for Neon {
     fn scratch() {}
 
     #[inline(always)]
+    fn wipe_scratch(_: &mut ()) {}
+
+    #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 1]) -> Self {
         // SAFETY: 16 readable bytes; `vld1q_u8` is unaligned.
         Neon(unsafe { vld1q_u8(row[0].as_ptr()) })

@@ -2,22 +2,28 @@
 //! `AESENC` (two-operand, 16 `xmm` registers, so part of the 20-subblock
 //! state is spilled; the spills fold into `AESENC`'s key operand).
 //!
-//! The Paff round is [`crate::paff::paff_rounds!`] and the absorb, permute
-//! and one-shot bodies are the shared ones of [`super::kernel`]; this file
-//! only supplies the level's vector type, its feature detection and the
+//! On x86-64, Paff is the assembly `build.rs` generates for this encoding
+//! from the wiring tables (`src/paff_wiring.rs`): 15 subblocks in
+//! `xmm0..xmm14` and 5 in a 16-byte-aligned scratch area
+//! ([`super::kernel::Split`]), the spills placed by a latency model so that
+//! trips through memory stay off the critical path; 32-bit x86 (8 `xmm`
+//! registers) uses [`crate::paff::paff_rounds!`]. The absorb, permute and
+//! one-shot bodies are the shared ones of [`super::kernel`]; this file only
+//! supplies the level's vector type, its feature detection and the
 //! `#[target_feature]` entry points (`permute_impl`, `absorb_impl`,
 //! `hash_impl`).
 //!
 //! Constant-time: `AESENC` has data-independent timing; message and state
-//! bytes only live in vector registers (and the wiped padding buffer), and
-//! the only branches are on public lengths.
+//! bytes only live in vector registers, the scratch area (fixed offsets,
+//! no index) and the wiped padding buffer, and the only branches are on
+//! public lengths.
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(pavelor_split)]
 use super::kernel::{IN_REGS, RC_ALIGNED, SpillArea, Split, SplitPaff};
 use super::kernel::{Vector, single_kernel};
 use crate::paff::RC;
@@ -50,23 +56,32 @@ impl Vector<1> for Xmm {
     // x86-64: the generated Paff of `build.rs` (15 subblocks in registers,
     // spills placed by a latency model). 32-bit x86 has 8 `xmm` registers:
     // the compiler allocates.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(pavelor_split)]
     type Regs<'a> = Split<'a, Self>;
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(pavelor_split)]
     type Scratch = SpillArea<Self>;
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(pavelor_split))]
     type Regs<'a> = super::kernel::InRegs<Self>;
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(pavelor_split))]
     type Scratch = ();
 
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(pavelor_split)]
     #[inline(always)]
     fn scratch() -> SpillArea<Self> {
         SpillArea::uninit()
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(pavelor_split))]
     #[inline(always)]
     fn scratch() {}
+
+    #[cfg(pavelor_split)]
+    #[inline(always)]
+    fn wipe_scratch(scratch: &mut SpillArea<Self>) {
+        super::kernel::wipe_spill(scratch);
+    }
+    #[cfg(not(pavelor_split))]
+    #[inline(always)]
+    fn wipe_scratch(_: &mut ()) {}
 
     #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 1]) -> Self {
@@ -105,7 +120,7 @@ impl Vector<1> for Xmm {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(pavelor_split)]
 impl SplitPaff<1> for Xmm {
     #[inline(always)]
     unsafe fn paff_split(r: &mut [Self; IN_REGS], spill: &mut SpillArea<Self>) {

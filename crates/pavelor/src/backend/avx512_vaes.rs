@@ -55,6 +55,9 @@ impl Vector<1> for Xmm {
     fn scratch() {}
 
     #[inline(always)]
+    fn wipe_scratch(_: &mut ()) {}
+
+    #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 1]) -> Self {
         // SAFETY: 16 readable bytes; unaligned load.
         Xmm(unsafe { _mm_loadu_si128(row.as_ptr().cast()) })

@@ -6,7 +6,8 @@
 //! Every backend implements the same operations: "apply Paff", "absorb
 //! whole rate blocks" and "hash a whole message" (the fused one-shot path:
 //! IV, absorb, padding and squeeze in one kernel call, the state in
-//! registers throughout).
+//! registers throughout — on the 16-register levels, 15 of its 20 blocks,
+//! the rest in the kernel's wiped scratch area).
 //!
 //! # Files
 //!
@@ -15,18 +16,25 @@
 //!
 //! | file             | encoding                                  | used by backend(s)          |
 //! |------------------|-------------------------------------------|-----------------------------|
-//! | `aesni.rs`       | SSE `aesenc`, 16 `xmm`                    | `aesni`                     |
-//! | `aesni_avx.rs`   | VEX `vaesenc xmm`, 16 `xmm` (AES + AVX)   | `aesni-avx`, `avx2-vaes`    |
+//! | `aesni.rs`       | SSE `aesenc`, 16 `xmm`, generated Paff    | `aesni`                     |
+//! | `aesni_avx.rs`   | VEX `vaesenc xmm`, 16 `xmm` (AES + AVX), generated Paff | `aesni-avx`, `avx2-vaes` |
 //! | `avx512_vaes.rs` | EVEX `vaesenc xmm`, 32 `xmm`, no spills   | `avx512-vaes`               |
-//! | `vaes_x2.rs`     | VEX `vaesenc ymm`, 2 lanes (AVX2 + VAES)  | `avx2-vaes` batches         |
+//! | `vaes_x2.rs`     | VEX `vaesenc ymm`, 2 lanes (AVX2 + VAES), generated Paff | `avx2-vaes` batches |
 //! | `vaes_x4.rs`     | EVEX `vaesenc zmm` 4 lanes, `ymm` 2 lanes | `avx512-vaes` batches       |
 //! | `aarch64.rs`     | `aese`+`aesmc`+`eor`, 32 NEON registers   | `armv8-aes`                 |
 //! | `portable.rs`    | bitsliced software AES                    | `portable`                  |
 //!
-//! The hardware kernels share the Paff wiring ([`crate::paff::paff_rounds!`])
-//! and the absorb / permute / one-shot bodies ([`kernel`]); a kernel file
-//! only supplies its vector type, feature detection and `#[target_feature]`
-//! entry points.
+//! The hardware kernels share the Paff wiring and the absorb / permute /
+//! one-shot bodies ([`kernel`]); a kernel file only supplies its vector
+//! type, feature detection and `#[target_feature]` entry points. The
+//! kernels with 32 vector registers (and the AArch64 one) run the wiring
+//! as [`crate::paff::paff_rounds!`] and let the compiler allocate
+//! registers. The three with 16 (`aesni`, `aesni-avx`, the `ymm` batch)
+//! cannot hold the 20-block state in registers: their Paff is assembly that
+//! the crate's `build.rs` generates from the same wiring tables
+//! (`src/paff_wiring.rs`), placing the spills where a latency model says
+//! they cost least, and checks against the wiring before the build goes on
+//! (see `build.rs` and [`kernel::Split`]).
 //!
 //! A backend is an instruction-set *level*: besides its single-message
 //! kernel it names the batch kernels `crate::batch` uses at that level

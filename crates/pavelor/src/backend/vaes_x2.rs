@@ -12,8 +12,11 @@
 //! 1 and 2), AVX2 and VAES (leaf 7). The answer is cached.
 //!
 //! The state layout is [`super::Lanes<2>`]: subblock `j` of both lanes is
-//! 32 contiguous bytes, one `ymm` load. The Paff round and the absorb body
-//! are the shared ones ([`crate::paff::paff_rounds!`], [`super::kernel`]).
+//! 32 contiguous bytes, one `ymm` load. On x86-64, Paff is the VEX program
+//! `build.rs` generates from the wiring tables, rendered on `ymm` registers
+//! and 32-byte scratch slots (15 subblock pairs in `ymm0..ymm14`, 5 in
+//! the scratch area, [`super::kernel::Split`]); the absorb body is the
+//! shared one of [`super::kernel`].
 //!
 //! Constant-time: `VAESENC` has data-independent timing; the only branches
 //! are on the public number of blocks.
@@ -25,7 +28,7 @@ use core::arch::x86_64::*;
 use core::sync::atomic::{AtomicU8, Ordering};
 
 use super::Lanes;
-#[cfg(target_arch = "x86_64")]
+#[cfg(pavelor_split)]
 use super::kernel::{IN_REGS, RC_ALIGNED_X2, SpillArea, Split, SplitPaff};
 use super::kernel::{Vector, absorb_lanes};
 use crate::paff::RC;
@@ -96,23 +99,32 @@ impl Vector<2> for Ymm {
     // x86-64: the generated Paff of `build.rs` on `ymm` registers (15
     // subblock pairs in registers, spills placed by a latency model).
     // 32-bit x86 has 8 vector registers: the compiler allocates.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(pavelor_split)]
     type Regs<'a> = Split<'a, Self>;
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(pavelor_split)]
     type Scratch = SpillArea<Self>;
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(pavelor_split))]
     type Regs<'a> = super::kernel::InRegs<Self>;
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(pavelor_split))]
     type Scratch = ();
 
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(pavelor_split)]
     #[inline(always)]
     fn scratch() -> SpillArea<Self> {
         SpillArea::uninit()
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(pavelor_split))]
     #[inline(always)]
     fn scratch() {}
+
+    #[cfg(pavelor_split)]
+    #[inline(always)]
+    fn wipe_scratch(scratch: &mut SpillArea<Self>) {
+        super::kernel::wipe_spill(scratch);
+    }
+    #[cfg(not(pavelor_split))]
+    #[inline(always)]
+    fn wipe_scratch(_: &mut ()) {}
 
     #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 2]) -> Self {
@@ -151,7 +163,7 @@ impl Vector<2> for Ymm {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(pavelor_split)]
 impl SplitPaff<2> for Ymm {
     #[inline(always)]
     unsafe fn paff_split(r: &mut [Self; IN_REGS], spill: &mut SpillArea<Self>) {
@@ -166,7 +178,7 @@ impl SplitPaff<2> for Ymm {
 ///
 /// # Safety
 /// The CPU must support AVX2 and VAES.
-#[cfg(target_arch = "x86_64")]
+#[cfg(pavelor_split)]
 #[inline]
 #[target_feature(enable = "avx,avx2,vaes")]
 unsafe fn paff_split_ymm(r: &mut [Ymm; IN_REGS], spill: &mut SpillArea<Ymm>) {

@@ -59,6 +59,9 @@ impl Vector<4> for Zmm {
     fn scratch() {}
 
     #[inline(always)]
+    fn wipe_scratch(_: &mut ()) {}
+
+    #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 4]) -> Self {
         // SAFETY: 64 readable bytes; unaligned load.
         Zmm(unsafe { _mm512_loadu_si512(row.as_ptr().cast()) })
@@ -107,6 +110,9 @@ impl Vector<2> for Ymm {
 
     #[inline(always)]
     fn scratch() {}
+
+    #[inline(always)]
+    fn wipe_scratch(_: &mut ()) {}
 
     #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 2]) -> Self {
