@@ -19,9 +19,10 @@
 //! (AES round 2 cycles, XOR 1, a trip through memory [`SPILL_LATENCY`]):
 //!
 //! * in each round, the outputs that go to memory are the five that are
-//!   ready *earliest* (they have slack to absorb the trip), preferring
-//!   output 11, whose only use in the next round is as a round key, which
-//!   `aesenc` reads straight from memory (a store and no load);
+//!   ready earliest and whose trip delays the next round least (their
+//!   consumers' other input is late anyway), preferring output 11, whose
+//!   only use in the next round is as a round key, which `aesenc` reads
+//!   straight from memory (a store and no load);
 //! * within a round, outputs are emitted in order of readiness, each into
 //!   a free register (with SSE, into its AES input's register when that
 //!   input is dead after it), and inputs in memory are read as memory
@@ -384,11 +385,35 @@ fn generate(isa: Isa) -> Result<Program, Box<dyn Error>> {
                 .any(|(k, &p)| p == j && k != CONST_OUT)
         };
         let mut cands = by_ready.clone();
-        cands.sort_by(|&x, &y| {
-            let kx = out_ready[x] - if key_only(x) { KEY_ONLY_BONUS } else { 0.0 };
-            let ky = out_ready[y] - if key_only(y) { KEY_ONLY_BONUS } else { 0.0 };
-            kx.total_cmp(&ky).then(x.cmp(&y))
-        });
+        // How much later the next round's outputs fed by `j` would be ready
+        // if `j` went through memory (0 when their other input is later
+        // anyway).
+        let delay = |j: usize| -> f64 {
+            let mut worst = 0f64;
+            for k in 0..SUBBLOCKS {
+                let other = if k == CONST_OUT {
+                    if P2[k] != j {
+                        continue;
+                    }
+                    f64::MIN
+                } else if P1[k] == j {
+                    out_ready[P2[k]]
+                } else if P2[k] == j {
+                    out_ready[P1[k]]
+                } else {
+                    continue;
+                };
+                let now = out_ready[j].max(other);
+                let spilled = (out_ready[j] + SPILL_LATENCY).max(other);
+                worst = worst.max(spilled - now);
+            }
+            worst
+        };
+        // To memory: the outputs ready earliest whose trip delays the next
+        // round least, preferring key-only outputs (a store and no load).
+        let cost =
+            |j: usize| out_ready[j] + delay(j) - if key_only(j) { KEY_ONLY_BONUS } else { 0.0 };
+        cands.sort_by(|&x, &y| cost(x).total_cmp(&cost(y)).then(x.cmp(&y)));
         let mut spill = [false; SUBBLOCKS];
         if last {
             for (j, s) in spill.iter_mut().enumerate() {
