@@ -106,6 +106,18 @@ impl Measurement {
         self.trials.iter().map(|t| t.cycles as f64).sum::<f64>() / self.total_calls().max(1) as f64
     }
 
+    /// Median over the trials of the AES-round throughput each trial
+    /// process probed right after its timed calls (`None` unless every
+    /// trial has one).
+    pub fn trial_aes_per_round(&self) -> Option<f64> {
+        let mut v: Vec<f64> = self
+            .trials
+            .iter()
+            .map(|t| t.aes_per_round)
+            .collect::<Option<_>>()?;
+        (!v.is_empty()).then(|| median(&mut v))
+    }
+
     /// Mean cycles per message byte.
     pub fn cycles_per_byte(&self) -> f64 {
         self.mean_cycles() / self.size.max(1) as f64
@@ -261,6 +273,41 @@ mod tests {
         // Very slow call (10 s): capped at 5 minutes, never below 1 per trial.
         assert_eq!(m.plan(10e9), (30, 6));
         assert_eq!(m.plan(1e12), (5, 1));
+    }
+
+    fn trial(aes: Option<f64>) -> TrialResult {
+        TrialResult {
+            calls: 10,
+            cycles: 1000,
+            ns: 500,
+            counter: CounterKind::Ticks,
+            counter_note: None,
+            baseline_rss_kib: None,
+            peak_rss_kib: None,
+            cpu: Some(1),
+            pid: 1,
+            aes_per_round: aes,
+        }
+    }
+
+    #[test]
+    fn bound_probe_is_the_median_of_the_trials_own_probes() {
+        let m = |probes: &[Option<f64>]| Measurement {
+            op: "x".into(),
+            size: 65536,
+            calibration: trial(None),
+            calls_per_trial: 10,
+            trials: probes.iter().map(|&p| trial(p)).collect(),
+            command_line: Vec::new(),
+        };
+        assert_eq!(
+            m(&[Some(0.31), Some(0.29), Some(0.30)]).trial_aes_per_round(),
+            Some(0.30)
+        );
+        // One trial without a probe: no per-trial bound (the report falls
+        // back to the campaign's probe).
+        assert_eq!(m(&[Some(0.31), None]).trial_aes_per_round(), None);
+        assert_eq!(m(&[]).trial_aes_per_round(), None);
     }
 
     #[test]

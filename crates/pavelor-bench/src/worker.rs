@@ -64,6 +64,12 @@ pub struct TrialResult {
     pub cpu: Option<usize>,
     /// Process id of the trial.
     pub pid: u32,
+    /// Counter units per AES round at full throughput, probed in this
+    /// process right after the timed calls (the bound the figure is set
+    /// against, measured on the same core at the same moment; `None`
+    /// without hardware AES).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aes_per_round: Option<f64>,
 }
 
 /// The reproducible message of `size` bytes: the first `8 * size` bits of a
@@ -202,6 +208,8 @@ fn timed(spec: &TrialSpec, msg: &[u8], mut call: impl FnMut(&[u8])) -> TrialResu
         call(black_box(msg));
     }
     let (t1, c1) = (monotonic_raw_ns(), counter.read());
+    let aes_per_round =
+        crate::report::probe_aes_with(&mut counter, 3, 200_000).map(|(best, _)| best);
 
     TrialResult {
         calls,
@@ -213,6 +221,7 @@ fn timed(spec: &TrialSpec, msg: &[u8], mut call: impl FnMut(&[u8])) -> TrialResu
         peak_rss_kib: status_kib("VmHWM:"),
         cpu: spec.cpu,
         pid: std::process::id(),
+        aes_per_round,
     }
 }
 

@@ -34,7 +34,7 @@ use crate::library::gate::{self, GateConfig, LibGate, LibStatus};
 use crate::ops::{Operation, Subject};
 
 pub use kat::KatResult;
-pub use probe::{AesProbe, aes_probe};
+pub use probe::{AesProbe, aes_probe, bound_per_call, probe_aes_with};
 
 /// The message lengths S1..S8 of the NICCS guide, in bytes.
 pub const SIZES: [usize; 8] = [32, 128, 512, 1024, 4096, 8192, 16384, 65536];
