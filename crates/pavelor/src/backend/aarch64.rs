@@ -60,7 +60,7 @@
 
 use core::arch::aarch64::{uint8x16_t, vaeseq_u8, vaesmcq_u8, veorq_u8, vld1q_u8, vst1q_u8};
 
-use super::kernel::{InRegs, Vector, single_kernel};
+use super::kernel::{Vector, single_kernel, state_in_regs};
 use crate::paff::RC;
 
 cpufeatures::new!(hwcap_aes, "aes");
@@ -109,14 +109,7 @@ pub(crate) struct Neon(uint8x16_t);
 // functions (`aes`, proven by the token); memory operands are in bounds as
 // documented on [`Vector`].
 impl Vector<1> for Neon {
-    type Regs<'a> = InRegs<Self>;
-    type Scratch = ();
-
-    #[inline(always)]
-    fn scratch() {}
-
-    #[inline(always)]
-    fn wipe_scratch(_: &mut ()) {}
+    state_in_regs!();
 
     #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 1]) -> Self {

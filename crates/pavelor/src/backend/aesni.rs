@@ -24,8 +24,8 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 #[cfg(pavelor_split)]
-use super::kernel::{IN_REGS, RC_ALIGNED, SpillArea, Split, SplitPaff};
-use super::kernel::{Vector, single_kernel};
+use super::kernel::{IN_REGS, RC_ALIGNED, SpillArea, SplitPaff};
+use super::kernel::{Vector, single_kernel, state_split};
 use crate::paff::RC;
 
 cpufeatures::new!(cpuid, "aes", "sse2");
@@ -56,32 +56,7 @@ impl Vector<1> for Xmm {
     // x86-64: the generated Paff of `build.rs` (15 subblocks in registers,
     // spills placed by a latency model). 32-bit x86 has 8 `xmm` registers:
     // the compiler allocates.
-    #[cfg(pavelor_split)]
-    type Regs<'a> = Split<'a, Self>;
-    #[cfg(pavelor_split)]
-    type Scratch = SpillArea<Self>;
-    #[cfg(not(pavelor_split))]
-    type Regs<'a> = super::kernel::InRegs<Self>;
-    #[cfg(not(pavelor_split))]
-    type Scratch = ();
-
-    #[cfg(pavelor_split)]
-    #[inline(always)]
-    fn scratch() -> SpillArea<Self> {
-        SpillArea::uninit()
-    }
-    #[cfg(not(pavelor_split))]
-    #[inline(always)]
-    fn scratch() {}
-
-    #[cfg(pavelor_split)]
-    #[inline(always)]
-    fn wipe_scratch(scratch: &mut SpillArea<Self>) {
-        super::kernel::wipe_spill(scratch);
-    }
-    #[cfg(not(pavelor_split))]
-    #[inline(always)]
-    fn wipe_scratch(_: &mut ()) {}
+    state_split!();
 
     #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 1]) -> Self {
@@ -133,7 +108,9 @@ impl SplitPaff<1> for Xmm {
         // 24 round constants at `rc` (32-byte aligned, 384 bytes) and
         // reads and writes only the `SPILL_SLOTS` slots at `m` (`[Xmm; _]`
         // is 16-byte aligned, as the aligned memory operands need; the
-        // expression asserts its slot count fits), and no stack.
+        // expression asserts its slot count fits), and no stack; it reads a
+        // slot only after writing it, except the subblock slots, which the
+        // caller initialised (`SplitPaff`'s precondition).
         unsafe { include!(concat!(env!("OUT_DIR"), "/paff_sse.rs")) }
     }
 }

@@ -18,7 +18,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::kernel::{InRegs, Masked, Vector, single_kernel};
+use super::kernel::{Masked, Vector, single_kernel, state_in_regs};
 use crate::paff::RC;
 
 cpufeatures::new!(
@@ -48,14 +48,7 @@ pub(crate) struct Xmm(__m128i);
 // functions, i.e. with the features this level's token proves; the memory
 // operands are in bounds as documented on [`Vector`].
 impl Vector<1> for Xmm {
-    type Regs<'a> = InRegs<Self>;
-    type Scratch = ();
-
-    #[inline(always)]
-    fn scratch() {}
-
-    #[inline(always)]
-    fn wipe_scratch(_: &mut ()) {}
+    state_in_regs!();
 
     #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 1]) -> Self {

@@ -149,6 +149,66 @@ where
     }
 }
 
+/// The [`Vector`] items of a level that holds the state in [`InRegs`]
+/// (written inside its `impl Vector<N>` block).
+macro_rules! state_in_regs {
+    () => {
+        type Regs<'a> = $crate::backend::kernel::InRegs<Self>;
+        type Scratch = ();
+
+        #[inline(always)]
+        fn scratch() {}
+
+        #[inline(always)]
+        fn wipe_scratch(_: &mut ()) {}
+    };
+}
+pub(crate) use state_in_regs;
+
+/// The [`Vector`] items of a 16-register level: a [`Split`] state with the
+/// generated Paff where the target runs it (`cfg(pavelor_split)`: x86-64
+/// with 64-bit pointers, see `build.rs`), [`InRegs`] elsewhere (32-bit
+/// x86: 8 vector registers, the compiler allocates).
+#[cfg_attr(
+    not(any(target_arch = "x86", target_arch = "x86_64")),
+    allow(unused_macros)
+)]
+macro_rules! state_split {
+    () => {
+        #[cfg(pavelor_split)]
+        type Regs<'a> = $crate::backend::kernel::Split<'a, Self>;
+        #[cfg(pavelor_split)]
+        type Scratch = $crate::backend::kernel::SpillArea<Self>;
+        #[cfg(not(pavelor_split))]
+        type Regs<'a> = $crate::backend::kernel::InRegs<Self>;
+        #[cfg(not(pavelor_split))]
+        type Scratch = ();
+
+        #[cfg(pavelor_split)]
+        #[inline(always)]
+        fn scratch() -> Self::Scratch {
+            $crate::backend::kernel::SpillArea::uninit()
+        }
+        #[cfg(not(pavelor_split))]
+        #[inline(always)]
+        fn scratch() {}
+
+        #[cfg(pavelor_split)]
+        #[inline(always)]
+        fn wipe_scratch(scratch: &mut Self::Scratch) {
+            $crate::backend::kernel::wipe_spill(scratch);
+        }
+        #[cfg(not(pavelor_split))]
+        #[inline(always)]
+        fn wipe_scratch(_: &mut ()) {}
+    };
+}
+#[cfg_attr(
+    not(any(target_arch = "x86", target_arch = "x86_64")),
+    allow(unused_imports)
+)]
+pub(crate) use state_split;
+
 /// Subblocks `0..IN_REGS` of a [`Split`] state are in registers (every
 /// rate and every squeezed subblock, for all three instances).
 #[cfg_attr(not(pavelor_split), allow(dead_code))]

@@ -29,8 +29,8 @@ use core::sync::atomic::{AtomicU8, Ordering};
 
 use super::Lanes;
 #[cfg(pavelor_split)]
-use super::kernel::{IN_REGS, RC_ALIGNED_X2, SpillArea, Split, SplitPaff};
-use super::kernel::{Vector, absorb_lanes};
+use super::kernel::{IN_REGS, RC_ALIGNED_X2, SpillArea, SplitPaff};
+use super::kernel::{Vector, absorb_lanes, state_split};
 use crate::paff::RC;
 use crate::params::Variant;
 
@@ -99,32 +99,7 @@ impl Vector<2> for Ymm {
     // x86-64: the generated Paff of `build.rs` on `ymm` registers (15
     // subblock pairs in registers, spills placed by a latency model).
     // 32-bit x86 has 8 vector registers: the compiler allocates.
-    #[cfg(pavelor_split)]
-    type Regs<'a> = Split<'a, Self>;
-    #[cfg(pavelor_split)]
-    type Scratch = SpillArea<Self>;
-    #[cfg(not(pavelor_split))]
-    type Regs<'a> = super::kernel::InRegs<Self>;
-    #[cfg(not(pavelor_split))]
-    type Scratch = ();
-
-    #[cfg(pavelor_split)]
-    #[inline(always)]
-    fn scratch() -> SpillArea<Self> {
-        SpillArea::uninit()
-    }
-    #[cfg(not(pavelor_split))]
-    #[inline(always)]
-    fn scratch() {}
-
-    #[cfg(pavelor_split)]
-    #[inline(always)]
-    fn wipe_scratch(scratch: &mut SpillArea<Self>) {
-        super::kernel::wipe_spill(scratch);
-    }
-    #[cfg(not(pavelor_split))]
-    #[inline(always)]
-    fn wipe_scratch(_: &mut ()) {}
+    state_split!();
 
     #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 2]) -> Self {
@@ -177,7 +152,8 @@ impl SplitPaff<2> for Ymm {
 /// them; `#[inline]` into `absorb_x2_impl`, which has it.
 ///
 /// # Safety
-/// The CPU must support AVX2 and VAES.
+/// The CPU must support AVX2 and VAES; slots `0..20 - IN_REGS` of `spill`
+/// must be initialised (see [`SplitPaff::paff_split`]).
 #[cfg(pavelor_split)]
 #[inline]
 #[target_feature(enable = "avx,avx2,vaes")]
@@ -191,7 +167,9 @@ unsafe fn paff_split_ymm(r: &mut [Ymm; IN_REGS], spill: &mut SpillArea<Ymm>) {
     // constants at `rc` (32-byte aligned, 768 bytes) and reads and writes
     // only the `SPILL_SLOTS` 32-byte slots at `m` (`[Ymm; _]` is 32-byte
     // aligned, as the aligned memory operands need; the expression asserts
-    // its slot count fits), and no stack.
+    // its slot count fits), and no stack; it reads a slot only after
+    // writing it, except the subblock slots, which the caller initialised
+    // (`SplitPaff`'s precondition, forwarded).
     unsafe { include!(concat!(env!("OUT_DIR"), "/paff_vex_ymm.rs")) }
 }
 

@@ -18,7 +18,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::Lanes;
-use super::kernel::{InRegs, Vector, absorb_lanes};
+use super::kernel::{Vector, absorb_lanes, state_in_regs};
 use crate::paff::RC;
 use crate::params::Variant;
 
@@ -52,14 +52,7 @@ pub(crate) struct Ymm(__m256i);
 // functions (AVX-512 F/VL/BW + VAES, proven by the token); memory operands
 // are in bounds as documented on [`Vector`].
 impl Vector<4> for Zmm {
-    type Regs<'a> = InRegs<Self>;
-    type Scratch = ();
-
-    #[inline(always)]
-    fn scratch() {}
-
-    #[inline(always)]
-    fn wipe_scratch(_: &mut ()) {}
+    state_in_regs!();
 
     #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 4]) -> Self {
@@ -105,14 +98,7 @@ impl Vector<4> for Zmm {
 
 // SAFETY (every method): as for `Zmm`.
 impl Vector<2> for Ymm {
-    type Regs<'a> = InRegs<Self>;
-    type Scratch = ();
-
-    #[inline(always)]
-    fn scratch() {}
-
-    #[inline(always)]
-    fn wipe_scratch(_: &mut ()) {}
+    state_in_regs!();
 
     #[inline(always)]
     unsafe fn load(row: &[[u8; 16]; 2]) -> Self {
