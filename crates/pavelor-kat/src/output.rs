@@ -94,7 +94,9 @@ mod tests {
         assert_eq!(fs::read(&path).expect("read"), b"second");
         assert_eq!(names(dir.path()), ["out.txt"]);
         assert!(atomic_write(&dir.path().join("missing/x"), b"x").is_err());
-        assert!(in_flight().is_empty());
+        // No temporary file of this test is still registered for cleanup
+        // (other tests, running in parallel, may have theirs in flight).
+        assert!(!in_flight().iter().any(|p| p.starts_with(dir.path())));
     }
 
     #[cfg(unix)]
