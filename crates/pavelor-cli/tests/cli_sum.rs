@@ -1,5 +1,7 @@
 //! `pavelor sum`, run as the real binary.
 
+mod common;
+
 use std::fs;
 use std::path::Path;
 
@@ -40,15 +42,7 @@ fn run_args(dir: &Path, args: &[&str]) -> Run {
 
 /// A few hundred KiB of varied bytes (xorshift).
 fn varied_bytes(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
+    common::xorshift_bytes(len, seed)
 }
 
 /// A temp directory with `empty` (0 bytes), `big` (300 KiB + 7 bytes),

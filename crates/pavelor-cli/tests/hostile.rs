@@ -7,11 +7,15 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
+mod common;
+
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+use common::run_measuring_memory;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pavelor");
 const EMPTY_512: &str = "c53578fa7956aad60eeca53d46a2bd1719d8059ad1725f2aa9437b1f40b519f9203437cec8dda146f290ee27d58c6ff214cb7be6aa1d85a94f750f235883fcea";
@@ -187,32 +191,6 @@ fn fifo_is_streamed() {
     let r = run(dir.path(), &["sum", "pipe"]);
     writer.join().unwrap();
     assert_eq!(r.stdout, format!("{EMPTY_512}  pipe\n"));
-}
-
-/// Runs the command, polling its peak resident set size (VmHWM) until it
-/// exits. Returns the output and the peak in KiB.
-fn run_measuring_memory(mut cmd: Command) -> (Output, u64) {
-    let child: Child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let status_path = PathBuf::from(format!("/proc/{}/status", child.id()));
-    let mut peak = 0u64;
-    let reader = std::thread::spawn(move || child.wait_with_output().unwrap());
-    while !reader.is_finished() {
-        if let Ok(s) = fs::read_to_string(&status_path)
-            && let Some(kb) = s
-                .lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse::<u64>().ok())
-        {
-            peak = peak.max(kb);
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    (reader.join().unwrap(), peak)
 }
 
 /// Digest of `len` zero bytes, streamed (constant memory).

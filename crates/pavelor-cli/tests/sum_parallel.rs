@@ -5,11 +5,13 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
-use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::Duration;
+mod common;
 
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use common::{run_measuring_memory, xorshift_bytes};
 use pavelor::{Algorithm, Backend};
 
 fn pavelor(dir: &Path, args: &[&str]) -> Command {
@@ -38,15 +40,7 @@ fn run(dir: &Path, args: &[&str]) -> Run {
 
 /// Varied bytes (xorshift).
 fn bytes(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
+    xorshift_bytes(len, seed.wrapping_mul(0x9e37_79b9_7f4a_7c15))
 }
 
 fn digest(alg: Algorithm, data: &[u8]) -> String {
@@ -73,6 +67,19 @@ enum Kind {
     Unreadable,
     /// Opens, then fails to read (EIO).
     ReadError,
+}
+
+impl Kind {
+    /// The error `pavelor` reports for a name of this kind (none for data).
+    fn error(&self) -> Option<&'static str> {
+        match self {
+            Kind::Data(_) => None,
+            Kind::Missing => Some("No such file or directory"),
+            Kind::Dir => Some("Is a directory"),
+            Kind::Unreadable => Some("Permission denied"),
+            Kind::ReadError => Some("Input/output error"),
+        }
+    }
 }
 
 /// A directory of files of many sizes (0 to 3 rate blocks of every
@@ -135,12 +142,9 @@ fn fixture() -> (tempfile::TempDir, Vec<(String, Kind)>) {
 fn expected(alg: Algorithm, names: &[(String, Kind)]) -> (String, String) {
     let (mut out, mut err) = (String::new(), String::new());
     for (name, kind) in names {
-        match kind {
-            Kind::Data(d) => out += &format!("{}  {name}\n", digest(alg, d)),
-            Kind::Missing => err += &format!("pavelor: {name}: No such file or directory\n"),
-            Kind::Dir => err += &format!("pavelor: {name}: Is a directory\n"),
-            Kind::Unreadable => err += &format!("pavelor: {name}: Permission denied\n"),
-            Kind::ReadError => err += &format!("pavelor: {name}: Input/output error\n"),
+        match (kind, kind.error()) {
+            (Kind::Data(d), _) => out += &format!("{}  {name}\n", digest(alg, d)),
+            (_, e) => err += &format!("pavelor: {name}: {}\n", e.unwrap_or_default()),
         }
     }
     (out, err)
@@ -242,24 +246,9 @@ fn check_many_lines_in_order() {
                 failed += 1;
             }
             Kind::Data(_) => want += &format!("{name}: OK\n"),
-            Kind::Missing => {
+            _ => {
                 want += &format!("{name}: FAILED open or read\n");
-                want_err += &format!("pavelor: {name}: No such file or directory\n");
-                unreadable += 1;
-            }
-            Kind::Dir => {
-                want += &format!("{name}: FAILED open or read\n");
-                want_err += &format!("pavelor: {name}: Is a directory\n");
-                unreadable += 1;
-            }
-            Kind::Unreadable => {
-                want += &format!("{name}: FAILED open or read\n");
-                want_err += &format!("pavelor: {name}: Permission denied\n");
-                unreadable += 1;
-            }
-            Kind::ReadError => {
-                want += &format!("{name}: FAILED open or read\n");
-                want_err += &format!("pavelor: {name}: Input/output error\n");
+                want_err += &format!("pavelor: {name}: {}\n", kind.error().unwrap_or_default());
                 unreadable += 1;
             }
         }
@@ -305,32 +294,6 @@ fn bad_jobs_is_a_usage_error() {
     }
     let r = run(dir.path(), &["-j", "1", "a", "a"]);
     assert_eq!(r.code, Some(0));
-}
-
-/// Runs the command, polling its peak resident set size (VmHWM) until it
-/// exits. Returns the output and the peak in KiB.
-fn run_measuring_memory(mut cmd: Command) -> (Output, u64) {
-    let child: Child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let status_path = PathBuf::from(format!("/proc/{}/status", child.id()));
-    let mut peak = 0u64;
-    let reader = std::thread::spawn(move || child.wait_with_output().unwrap());
-    while !reader.is_finished() {
-        if let Ok(s) = fs::read_to_string(&status_path)
-            && let Some(kb) = s
-                .lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse::<u64>().ok())
-        {
-            peak = peak.max(kb);
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    (reader.join().unwrap(), peak)
 }
 
 #[test]

@@ -1,0 +1,48 @@
+//! Helpers shared by the CLI integration tests (each test binary uses a
+//! part of them).
+
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::fs;
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+
+/// `len` varied bytes from a xorshift generator started at `state | 1`.
+pub fn xorshift_bytes(len: usize, state: u64) -> Vec<u8> {
+    let mut x = state | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+/// Runs the command, polling its peak resident set size (VmHWM) until it
+/// exits. Returns the output and the peak in KiB.
+pub fn run_measuring_memory(mut cmd: Command) -> (Output, u64) {
+    let child: Child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status_path = PathBuf::from(format!("/proc/{}/status", child.id()));
+    let mut peak = 0u64;
+    let reader = std::thread::spawn(move || child.wait_with_output().unwrap());
+    while !reader.is_finished() {
+        if let Ok(s) = fs::read_to_string(&status_path)
+            && let Some(kb) = s
+                .lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<u64>().ok())
+        {
+            peak = peak.max(kb);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    (reader.join().unwrap(), peak)
+}
