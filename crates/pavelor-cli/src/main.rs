@@ -10,12 +10,14 @@ mod bench;
 mod kat;
 mod output;
 mod report;
+mod std_fds;
 mod sum;
 
 #[derive(Parser)]
 #[command(
     name = "pavelor",
     version,
+    propagate_version = true,
     about = "Pavelor-512/768/1024 (NGCC hash-22): digests and known-answer tests"
 )]
 struct Cli {
@@ -123,16 +125,16 @@ fn parse_backend(s: &str) -> Result<Backend, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // Output that nobody can receive is an error, not a silent success
-    // (see `output::std_fd_was_closed`). These commands always print; `sum`
-    // checks at its end, and only if it printed (as GNU does: `sha512sum
-    // -c --status >&-` succeeds).
+    // Output into a stdout that was closed at start is lost: an error, not
+    // a silent success. These commands always print; `sum` checks at its
+    // end, and only if it printed (as GNU does: `sha512sum -c --status >&-`
+    // succeeds).
     if matches!(
         cli.command,
         Command::Kat(_) | Command::Bench(_) | Command::Report(_)
-    ) && output::std_fd_was_closed(output::StdFd::Out)
+    ) && std_fds::was_closed(std_fds::StdFd::Out)
     {
-        output::errln!("write error: {}", output::io_msg(&output::ebadf()));
+        output::errln!("write error: {}", output::io_msg(&std_fds::ebadf()));
         return ExitCode::FAILURE;
     }
     // One rule for $PAVELOR_BACKEND in every subcommand: empty is unset,

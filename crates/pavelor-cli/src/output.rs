@@ -1,6 +1,6 @@
 //! Terminal output of every subcommand: stdout lines whose write errors are
 //! handled (never a `println!` panic), messages on stderr, the exit status
-//! for a failed stdout, closed standard descriptors, and progress bars.
+//! for a failed stdout, and progress bars.
 
 use std::fmt;
 use std::io::{self, Write};
@@ -72,69 +72,6 @@ pub fn finish(result: io::Result<ExitCode>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// The error of a standard descriptor that was closed when we were started.
-#[cfg(unix)]
-pub fn ebadf() -> io::Error {
-    io::Error::from_raw_os_error(nix::errno::Errno::EBADF as i32)
-}
-
-/// The error of a standard descriptor that was closed when we were started.
-#[cfg(not(unix))]
-pub fn ebadf() -> io::Error {
-    io::Error::other("Bad file descriptor")
-}
-
-/// Whether standard input (fd 0) or output (fd 1) was closed when the
-/// process was started (`<&-`, `>&-`).
-///
-/// Rust's runtime reopens a closed fd 0, 1 or 2 on `/dev/null` *read-write*
-/// before `main`, so that writes to a closed stdout would "succeed" and a
-/// closed stdin would read as empty. No redirection a user writes for one
-/// direction opens `/dev/null` read-write (`</dev/null` is read-only,
-/// `>/dev/null` write-only; only the unusual `<>/dev/null` is read-write),
-/// so `/dev/null` open read-write on fd 0 or 1 means it was closed.
-///
-/// The limit of the heuristic: a parent that hands over `/dev/null` opened
-/// read-write (Python's `subprocess.DEVNULL`, `<>/dev/null`) looks the
-/// same. Hence `sum` only fails on it when it actually printed something
-/// (as GNU's `close_stdout` does), and reads of stdin only when stdin is
-/// read.
-#[cfg(unix)]
-pub fn std_fd_was_closed(fd: StdFd) -> bool {
-    use nix::fcntl::{FcntlArg, OFlag, fcntl};
-    use std::os::fd::AsFd;
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-
-    let check = |fd: std::os::fd::BorrowedFd<'_>| -> Option<bool> {
-        let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL).ok()?);
-        if flags & OFlag::O_ACCMODE != OFlag::O_RDWR {
-            return Some(false);
-        }
-        let file = std::fs::File::from(fd.try_clone_to_owned().ok()?);
-        let meta = file.metadata().ok()?;
-        let null = std::fs::metadata("/dev/null").ok()?;
-        Some(meta.file_type().is_char_device() && meta.rdev() == null.rdev())
-    };
-    let closed = match fd {
-        StdFd::In => check(io::stdin().as_fd()),
-        StdFd::Out => check(io::stdout().as_fd()),
-    };
-    closed.unwrap_or(false)
-}
-
-/// Elsewhere the runtime does not reopen closed descriptors in this way.
-#[cfg(not(unix))]
-pub fn std_fd_was_closed(_fd: StdFd) -> bool {
-    false
-}
-
-/// Standard input or output.
-#[derive(Clone, Copy)]
-pub enum StdFd {
-    In,
-    Out,
 }
 
 /// A progress bar on stderr (hidden when stderr is not a terminal).

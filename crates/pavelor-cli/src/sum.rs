@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use pavelor::{Algorithm, Backend, DynHasher, DynOutput};
 
 use crate::output::{self, io_msg, report};
+use crate::std_fds::{self, StdFd, ebadf};
 
 // The sums-file line format, self-contained (std + `pavelor::Algorithm`) so
 // that the fuzz target in `fuzz/` can include the very same file.
@@ -132,7 +133,7 @@ pub fn run(args: &SumArgs) -> ExitCode {
         buf: vec![0; BUF_LEN],
         backend,
         threads: args.jobs.unwrap_or_else(parallel::default_threads),
-        stdin_closed: output::std_fd_was_closed(output::StdFd::In),
+        stdin_closed: std_fds::was_closed(StdFd::In),
     };
     let result = if let Some(hex) = &args.hex {
         ctx.hex_mode(args, hex)
@@ -144,8 +145,8 @@ pub fn run(args: &SumArgs) -> ExitCode {
     output::finish(result.and_then(|ok| {
         ctx.out.flush()?;
         // Output into a stdout that was closed at start is lost: an error.
-        if ctx.out.wrote && output::std_fd_was_closed(output::StdFd::Out) {
-            return Err(output::ebadf());
+        if ctx.out.wrote && std_fds::was_closed(StdFd::Out) {
+            return Err(ebadf());
         }
         Ok(if ok {
             ExitCode::SUCCESS
@@ -249,7 +250,7 @@ impl<W: Write> Ctx<W> {
     fn hash_input(&mut self, alg: Algorithm, name: &OsStr) -> io::Result<DynOutput> {
         if name == STDIN_NAME {
             if self.stdin_closed {
-                return Err(output::ebadf());
+                return Err(ebadf());
             }
             return self.hash_reader(alg, &mut io::stdin());
         }
@@ -393,7 +394,7 @@ impl<W: Write> Ctx<W> {
         };
         let opened: io::Result<Box<dyn Read>> = if is_stdin {
             if self.stdin_closed {
-                Err(output::ebadf())
+                Err(ebadf())
             } else {
                 // Not locked: a line may name `-` and read standard input too.
                 Ok(Box::new(io::stdin()))
