@@ -20,7 +20,9 @@ attribute).
 
 Inputs are any object with the buffer protocol that exports one contiguous
 block (``bytes``, ``bytearray``, ``memoryview``, ``array.array``,
-C-contiguous NumPy arrays, ``mmap``); ``str`` raises ``TypeError``.
+C-contiguous NumPy arrays, ``mmap``); ``str``, ``None`` and any other object
+raise ``TypeError``, as in ``hashlib`` (leave ``data`` out for the empty
+message).
 Inputs of 2048 bytes or more are hashed with the GIL released.
 """
 

@@ -56,38 +56,41 @@ class Hash:
         """An independent copy (same message so far, same backend)."""
 
 def pavelor512(
-    data: ReadableBuffer | None = None, *, usedforsecurity: bool = True, backend: str | None = None
+    data: ReadableBuffer = b"", *, usedforsecurity: bool = True, backend: str | None = None
 ) -> Hash:
     """A new Pavelor-512 hash (64-byte digest, 192-byte block). ``usedforsecurity`` is
     accepted as in ``hashlib`` and has no effect."""
 
 def pavelor768(
-    data: ReadableBuffer | None = None, *, usedforsecurity: bool = True, backend: str | None = None
+    data: ReadableBuffer = b"", *, usedforsecurity: bool = True, backend: str | None = None
 ) -> Hash:
     """A new Pavelor-768 hash (96-byte digest, 128-byte block). ``usedforsecurity`` is
     accepted as in ``hashlib`` and has no effect."""
 
 def pavelor1024(
-    data: ReadableBuffer | None = None, *, usedforsecurity: bool = True, backend: str | None = None
+    data: ReadableBuffer = b"", *, usedforsecurity: bool = True, backend: str | None = None
 ) -> Hash:
     """A new Pavelor-1024 hash (128-byte digest, 64-byte block). ``usedforsecurity`` is
     accepted as in ``hashlib`` and has no effect."""
 
 def new(
     name: str,
-    data: ReadableBuffer | None = None,
+    data: ReadableBuffer = b"",
     *,
     usedforsecurity: bool = True,
     backend: str | None = None,
 ) -> Hash:
-    """A new hash of the instance ``name`` ("pavelor-512", "Pavelor768",
-    "PAVELOR_1024", ...); ``ValueError`` for other names. ``usedforsecurity``
-    is accepted as in ``hashlib`` and has no effect."""
+    """A new hash of the instance ``name``: "pavelor-512", "pavelor-768" or
+    "pavelor-1024" in any case, with "_" or nothing in place of "-"
+    ("Pavelor768", "PAVELOR_1024"); ``ValueError("unsupported hash type
+    NAME")`` for other names. ``usedforsecurity`` is accepted as in
+    ``hashlib`` and has no effect."""
 
 def hash_many(
     name: str, messages: Iterable[ReadableBuffer], *, backend: str | None = None
 ) -> list[bytes]:
-    """Digests of many byte messages at once (batched SIMD lanes)."""
+    """Digests of many byte messages at once (batched SIMD lanes); ``name``
+    as in ``new``."""
 
 def backends() -> list[str]:
     """Backends this CPU runs, fastest (the default) first."""

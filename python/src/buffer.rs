@@ -6,15 +6,20 @@
 //! limited API. The struct layout declared here is the one CPython has used
 //! since 3.3 and froze in the 3.11 stable ABI, and both functions are
 //! exported by every CPython 3 interpreter, so one abi3-py39 extension can
-//! read buffers without copying on CPython 3.9 and later. (On Windows a
-//! py39-abi3 build links against `python3.dll`, which exports these two
-//! functions only from 3.11 on: Windows wheels for 3.9/3.10 would be built
-//! per version; see `python/README.md`.)
+//! read buffers without copying on CPython 3.9 and later. The same holds
+//! for `PyObject_CheckBuffer`, an exported function since 3.9 (a macro
+//! before) and part of the limited API from 3.11. (On Windows a py39-abi3
+//! build links against `python3.dll`, which exports these three functions
+//! only from 3.11 on: Windows wheels for 3.9/3.10 would be built per
+//! version; see `python/README.md`.)
 //!
-//! The request is `PyBUF_SIMPLE`, as `hashlib` makes: the exporter must hand
-//! out one C-contiguous block of bytes, or raise. A `ValueError` from the
-//! exporter (NumPy's "ndarray is not C-contiguous") becomes `BufferError`,
-//! as `memoryview` reports the same problem.
+//! The checks are `hashlib`'s, in its order: a `str` is a `TypeError`
+//! ("Strings must be encoded before hashing"), so is any object without
+//! the buffer protocol, `None` included ("object supporting the buffer API
+//! required"). The request is then `PyBUF_SIMPLE`, as `hashlib` makes: the
+//! exporter must hand out one C-contiguous block of bytes, or raise. A
+//! `ValueError` from the exporter (NumPy's "ndarray is not C-contiguous")
+//! becomes `BufferError`, as `memoryview` reports the same problem.
 
 use core::ffi::{c_char, c_int, c_void};
 use core::marker::PhantomData;
@@ -44,6 +49,7 @@ struct RawBuffer {
 const PYBUF_SIMPLE: c_int = 0;
 
 unsafe extern "C" {
+    fn PyObject_CheckBuffer(obj: *mut ffi::PyObject) -> c_int;
     fn PyObject_GetBuffer(obj: *mut ffi::PyObject, view: *mut RawBuffer, flags: c_int) -> c_int;
     fn PyBuffer_Release(view: *mut RawBuffer);
 }
@@ -65,12 +71,21 @@ pub(crate) struct Bytes<'py> {
 impl<'py> Bytes<'py> {
     /// Exports the bytes of `obj`, like `hashlib` does: `str` is refused
     /// with "Strings must be encoded before hashing", objects without the
-    /// buffer protocol with a `TypeError`, non-contiguous exports with the
-    /// exporter's own error.
+    /// buffer protocol (`None`, `int`, ...) with "object supporting the
+    /// buffer API required" (both `TypeError`), non-contiguous exports with
+    /// the exporter's own error.
     pub(crate) fn get(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
         if obj.is_instance_of::<PyString>() {
             return Err(PyTypeError::new_err(
                 "Strings must be encoded before hashing",
+            ));
+        }
+        // SAFETY: the interpreter is attached (we hold `Bound<'py, _>`) and
+        // `obj` is a valid object pointer; the call only reads its type's
+        // buffer slot and cannot fail or raise.
+        if unsafe { PyObject_CheckBuffer(obj.as_ptr()) } == 0 {
+            return Err(PyTypeError::new_err(
+                "object supporting the buffer API required",
             ));
         }
         let mut view = Box::new(RawBuffer {

@@ -26,6 +26,7 @@
 
 #![deny(unsafe_code)]
 
+use std::convert::Infallible;
 use std::sync::{Mutex, MutexGuard};
 
 use pavelor::{Algorithm, Backend, DynHasher, Error};
@@ -73,22 +74,26 @@ fn py_name(alg: Algorithm) -> &'static str {
     }
 }
 
-/// Parses `pavelor-512`, `Pavelor512`, `PAVELOR_512`, … (case-insensitive,
-/// `-` and `_` ignored).
+/// The start of every instance name (see [`parse_name`]).
+const PREFIX: &str = "pavelor";
+
+/// Parses an instance name: `pavelor`, then `-`, `_` or nothing, then
+/// `512`, `768` or `1024`, in any ASCII case (`pavelor-512`, `Pavelor768`,
+/// `PAVELOR_1024`). Any other string is a `ValueError` with `hashlib.new`'s
+/// wording, "unsupported hash type NAME".
 fn parse_name(name: &str) -> PyResult<Algorithm> {
-    let norm: String = name
-        .chars()
-        .filter(|c| *c != '-' && *c != '_')
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
+    let unsupported = || PyValueError::new_err(format!("unsupported hash type {name}"));
+    let (prefix, rest) = name
+        .split_at_checked(PREFIX.len())
+        .ok_or_else(unsupported)?;
+    if !prefix.eq_ignore_ascii_case(PREFIX) {
+        return Err(unsupported());
+    }
+    let bits = rest.strip_prefix(['-', '_']).unwrap_or(rest);
     Algorithm::ALL
         .into_iter()
-        .find(|a| norm == format!("pavelor{}", a.output_bits()))
-        .ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "unsupported hash type {name:?} (expected one of: pavelor-512, pavelor-768, pavelor-1024)"
-            ))
-        })
+        .find(|a| bits == a.output_bits().to_string())
+        .ok_or_else(unsupported)
 }
 
 /// Parses an optional backend name: `None` means the fastest available.
@@ -287,6 +292,29 @@ impl Hash {
     }
 }
 
+/// The optional `data` argument of the constructors and `new`.
+///
+/// A separate type, not `Option`, because PyO3 turns an explicit `None`
+/// into `Option::None`, the same as a missing argument. `hashlib` tells the
+/// two apart: with no data the message is empty, while `None`, positional
+/// or as a keyword, is a `TypeError` like any other object without the
+/// buffer protocol. So an argument that is passed is always `Given`, `None`
+/// included, and [`Bytes::get`] refuses what cannot be exported.
+enum Data<'py> {
+    /// Not passed: the empty message.
+    Absent,
+    /// Passed (any object, `None` included).
+    Given(Bound<'py, PyAny>),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Data<'py> {
+    type Error = Infallible;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> Result<Self, Self::Error> {
+        Ok(Data::Given(obj.to_owned()))
+    }
+}
+
 /// Makes a hash of `alg`, fed with `data` if given.
 ///
 /// `usedforsecurity` is accepted as in `hashlib` (any object, taken for its
@@ -296,7 +324,7 @@ impl Hash {
 fn construct(
     py: Python<'_>,
     alg: Algorithm,
-    data: Option<&Bound<'_, PyAny>>,
+    data: Data<'_>,
     usedforsecurity: Option<&Bound<'_, PyAny>>,
     backend: Option<&str>,
 ) -> PyResult<Hash> {
@@ -305,7 +333,10 @@ fn construct(
     }
     // Export the data first so a wrong type is reported before a backend
     // problem, as `hashlib` reports the type first.
-    let bytes = data.map(Bytes::get).transpose()?;
+    let bytes = match data {
+        Data::Absent => None,
+        Data::Given(obj) => Some(Bytes::get(&obj)?),
+    };
     let h = Hash::make(alg, backend)?;
     if let Some(bytes) = bytes {
         let mut inner = h.lock(py);
@@ -315,17 +346,18 @@ fn construct(
 }
 
 /// A new Pavelor-512 hash (64-byte digest, 192-byte block), optionally fed
-/// with `data`. `backend` names the implementation (see `backends()`);
+/// with `data` (a buffer; passing `None` is a `TypeError`, as in
+/// `hashlib`). `backend` names the implementation (see `backends()`);
 /// default: the fastest this CPU runs. `usedforsecurity` is accepted, as in
 /// `hashlib`, and has no effect.
 #[pyfunction]
 #[pyo3(
-    signature = (data=None, *, usedforsecurity=None, backend=None),
-    text_signature = "(data=None, *, usedforsecurity=True, backend=None)"
+    signature = (data=Data::Absent, *, usedforsecurity=None, backend=None),
+    text_signature = "(data=b'', *, usedforsecurity=True, backend=None)"
 )]
 fn pavelor512(
     py: Python<'_>,
-    data: Option<&Bound<'_, PyAny>>,
+    data: Data<'_>,
     usedforsecurity: Option<&Bound<'_, PyAny>>,
     backend: Option<&str>,
 ) -> PyResult<Hash> {
@@ -336,12 +368,12 @@ fn pavelor512(
 /// with `data`. See `pavelor512`.
 #[pyfunction]
 #[pyo3(
-    signature = (data=None, *, usedforsecurity=None, backend=None),
-    text_signature = "(data=None, *, usedforsecurity=True, backend=None)"
+    signature = (data=Data::Absent, *, usedforsecurity=None, backend=None),
+    text_signature = "(data=b'', *, usedforsecurity=True, backend=None)"
 )]
 fn pavelor768(
     py: Python<'_>,
-    data: Option<&Bound<'_, PyAny>>,
+    data: Data<'_>,
     usedforsecurity: Option<&Bound<'_, PyAny>>,
     backend: Option<&str>,
 ) -> PyResult<Hash> {
@@ -352,12 +384,12 @@ fn pavelor768(
 /// with `data`. See `pavelor512`.
 #[pyfunction]
 #[pyo3(
-    signature = (data=None, *, usedforsecurity=None, backend=None),
-    text_signature = "(data=None, *, usedforsecurity=True, backend=None)"
+    signature = (data=Data::Absent, *, usedforsecurity=None, backend=None),
+    text_signature = "(data=b'', *, usedforsecurity=True, backend=None)"
 )]
 fn pavelor1024(
     py: Python<'_>,
-    data: Option<&Bound<'_, PyAny>>,
+    data: Data<'_>,
     usedforsecurity: Option<&Bound<'_, PyAny>>,
     backend: Option<&str>,
 ) -> PyResult<Hash> {
@@ -365,17 +397,19 @@ fn pavelor1024(
 }
 
 /// A new hash of the instance `name`: "pavelor-512", "pavelor-768" or
-/// "pavelor-1024" (case-insensitive; "Pavelor512", "PAVELOR_512" work too).
-/// `ValueError` for any other name. `usedforsecurity` as in `pavelor512`.
+/// "pavelor-1024", in any case, with `_` or nothing in place of the `-`
+/// ("Pavelor512", "PAVELOR_512" work too). `ValueError` ("unsupported hash
+/// type NAME", as in `hashlib.new`) for any other name. `data` and
+/// `usedforsecurity` as in `pavelor512`.
 #[pyfunction]
 #[pyo3(
-    signature = (name, data=None, *, usedforsecurity=None, backend=None),
-    text_signature = "(name, data=None, *, usedforsecurity=True, backend=None)"
+    signature = (name, data=Data::Absent, *, usedforsecurity=None, backend=None),
+    text_signature = "(name, data=b'', *, usedforsecurity=True, backend=None)"
 )]
 fn new(
     py: Python<'_>,
     name: &Bound<'_, PyAny>,
-    data: Option<&Bound<'_, PyAny>>,
+    data: Data<'_>,
     usedforsecurity: Option<&Bound<'_, PyAny>>,
     backend: Option<&str>,
 ) -> PyResult<Hash> {

@@ -12,6 +12,7 @@ from __future__ import annotations
 import array
 import hashlib
 import hmac
+import inspect
 import io
 import random
 import sys
@@ -83,38 +84,109 @@ def test_usedforsecurity_accepted(name: str) -> None:
         CONSTRUCTORS[name](b"abc", False)  # type: ignore[misc]  # keyword-only
 
 
-@pytest.mark.parametrize(
-    "spelling, name",
-    [
-        ("pavelor-512", "pavelor-512"),
-        ("Pavelor512", "pavelor-512"),
-        ("PAVELOR_512", "pavelor-512"),
-        ("Pavelor-768", "pavelor-768"),
-        ("pavelor_768", "pavelor-768"),
-        ("PAVELOR-1024", "pavelor-1024"),
-        ("pavelor1024", "pavelor-1024"),
-    ],
-)
-def test_new_names(spelling: str, name: str, byte_records: list) -> None:
-    msg = byte_records[5]["msg"]
-    h = pavelor.new(spelling, msg)
-    assert h.name == name
-    assert h.digest() == byte_records[5][name]
+def spellings(name: str) -> list[str]:
+    """Every documented spelling of ``name`` ("pavelor-512"): the separator
+    "-", "_" or none, each in several ASCII cases."""
+    bits = name.split("-")[1]
+    out = []
+    for sep in ("-", "_", ""):
+        base = f"pavelor{sep}{bits}"
+        out += [base, base.upper(), base.capitalize(), "PaVeLoR" + base[7:], "pAVELOr" + base[7:]]
+    return out
 
 
-@pytest.mark.parametrize("bad", ["sha512", "pavelor-256", "pavelor", "", "512", "pavelor-5120"])
+@pytest.mark.parametrize("name", NAMES)
+def test_new_names(name: str, byte_records: list) -> None:
+    """new() and hash_many() take each documented name in any case."""
+    rec = byte_records[5]
+    for spelling in spellings(name):
+        h = pavelor.new(spelling, rec["msg"])
+        assert h.name == name, spelling
+        assert h.digest() == rec[name], spelling
+        assert pavelor.new(spelling).digest() == CONSTRUCTORS[name]().digest(), spelling
+        assert pavelor.hash_many(spelling, [rec["msg"]]) == [rec[name]], spelling
+
+
+BAD_NAMES = [
+    "p-a-v-e-l-o-r-5-1-2",
+    "P-A-V-E-L-O-R-5-1-2",
+    "pave-lor-512",
+    "pavelor-5-1-2",
+    "pavelor-5_12",
+    "pavelor--512",
+    "pavelor__512",
+    "pavelor-_512",
+    "pavelor_-768",
+    "-pavelor-512",
+    "_pavelor512",
+    "pavelor-512-",
+    "pavelor1024_",
+    " pavelor-512",
+    "pavelor-512 ",
+    "pavelor 512",
+    "pavelor.512",
+    "pavelor+512",
+    "pavelor-+512",
+    "pavelor-0512",
+    "pavelor-512\x00",
+    "pavelor-512\n",
+    "\uff50avelor-512",  # fullwidth p
+    "pavelor-\uff15\uff11\uff12",  # fullwidth digits
+    "pavelor",
+    "pavelor-",
+    "pavelor_",
+    "pavelor-256",
+    "pavelor-5120",
+    "pavelor512768",
+    "sha512",
+    "512",
+    "-",
+    "",
+]
+
+
+@pytest.mark.parametrize("bad", BAD_NAMES)
 def test_new_unknown_name(bad: str) -> None:
+    """Anything but a documented name is a ValueError worded as hashlib.new's."""
+    want = f"unsupported hash type {bad}"
+    for call in (
+        lambda: pavelor.new(bad),
+        lambda: pavelor.new(bad, b"abc"),
+        lambda: pavelor.hash_many(bad, [b""]),
+        lambda: pavelor.hash_many(bad, []),
+    ):
+        with pytest.raises(ValueError) as info:
+            call()
+        assert str(info.value) == want
+
+
+def test_new_unknown_name_like_hashlib() -> None:
+    """Same exception and text as hashlib.new for a name neither knows."""
+    for bad in ("p-a-v-e-l-o-r-5-1-2", "pavelor--512", "nope", ""):
+        with pytest.raises(Exception) as theirs:
+            hashlib.new(bad)
+        with pytest.raises(Exception) as ours:
+            pavelor.new(bad)
+        assert ours.type is theirs.type is ValueError
+        assert str(ours.value) == str(theirs.value)
+
+
+def test_new_name_not_utf8() -> None:
+    """A str that cannot be encoded (a lone surrogate) is not a name either."""
     with pytest.raises(ValueError):
-        pavelor.new(bad)
+        pavelor.new("pavelor-512\ud800")
     with pytest.raises(ValueError):
-        pavelor.hash_many(bad, [b""])
+        pavelor.hash_many("pavelor-512\ud800", [])
 
 
 def test_new_name_type() -> None:
-    with pytest.raises(TypeError):
-        pavelor.new(512)  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
-        pavelor.new(b"pavelor-512")  # type: ignore[arg-type]
+    for bad in (512, b"pavelor-512", None):
+        with pytest.raises(TypeError):
+            hashlib.new(bad)  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            pavelor.new(bad)  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            pavelor.hash_many(bad, [])  # type: ignore[arg-type]
 
 
 def test_hash_type_not_constructible() -> None:
@@ -272,28 +344,120 @@ def test_hash_many_errors() -> None:
 # ----------------------------------------------------------------- errors
 
 
-@pytest.mark.parametrize(
-    "bad", ["text", 5, 1.5, None, [1, 2], {"a": 1}, object()]
-)
-def test_wrong_types(bad) -> None:
-    h = pavelor.pavelor512()
-    if bad is not None:  # None means "no data" in the constructors
-        with pytest.raises(TypeError):
-            pavelor.pavelor512(bad)
-        with pytest.raises(TypeError):
-            pavelor.new("pavelor-512", bad)
-    with pytest.raises(TypeError):
-        h.update(bad)
-    with pytest.raises(TypeError):
-        h.update_bits(bad, 0)
-    assert h.digest() == pavelor.pavelor512().digest()
+NO_BUFFER = "object supporting the buffer API required"
+NOT_ENCODED = "Strings must be encoded before hashing"
 
 
-def test_str_message_like_hashlib() -> None:
-    with pytest.raises(TypeError, match="encoded"):
-        pavelor.pavelor512("abc")
-    with pytest.raises(TypeError, match="encoded"):
-        pavelor.pavelor768().update("abc")
+class Plain:
+    """An object without the buffer protocol."""
+
+
+NON_BUFFERS = [None, 5, 0, 1.5, True, [1, 2], (1,), {"a": 1}, {1}, object(), Plain(), range(3), print]
+
+
+def data_entry_points(name: str) -> dict:
+    """Every way to pass message data, each a function of the data."""
+
+    def update(x) -> None:
+        pavelor.new(name).update(x)
+
+    def update_bits(x) -> None:
+        pavelor.new(name).update_bits(x, 0)
+
+    return {
+        "constructor": lambda x: CONSTRUCTORS[name](x),
+        "constructor data=": lambda x: CONSTRUCTORS[name](data=x),
+        "constructor backend=": lambda x: CONSTRUCTORS[name](x, backend=pavelor.backends()[-1]),
+        "new": lambda x: pavelor.new(name, x),
+        "new data=": lambda x: pavelor.new(name, data=x),
+        "update": update,
+        "update_bits": update_bits,
+        "hash_many": lambda x: pavelor.hash_many(name, [x]),
+        "hash_many later item": lambda x: pavelor.hash_many(name, [b"ok", bytearray(5000), x]),
+    }
+
+
+def hashlib_error(x) -> type:
+    """The exception hashlib.sha512(x) raises (its type)."""
+    with pytest.raises(Exception) as info:
+        hashlib.sha512(x)
+    return info.type
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("bad", NON_BUFFERS, ids=lambda b: type(b).__name__)
+def test_no_buffer_protocol_is_type_error(name: str, bad) -> None:
+    """None and other objects without the buffer protocol are refused by
+    every entry point with hashlib's TypeError and wording; an explicit
+    None is not "no data"."""
+    assert hashlib_error(bad) is TypeError
+    for way, fn in data_entry_points(name).items():
+        with pytest.raises(TypeError) as info:
+            fn(bad)
+        assert str(info.value) == NO_BUFFER, way
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("text", ["", "abc", "\u00e9" * 3000])
+def test_str_is_type_error(name: str, text: str) -> None:
+    assert hashlib_error(text) is TypeError
+    for way, fn in data_entry_points(name).items():
+        with pytest.raises(TypeError) as info:
+            fn(text)
+        assert str(info.value) == NOT_ENCODED, way
+
+
+def test_none_like_hashlib() -> None:
+    """hashlib refuses None passed as data, positionally or by keyword
+    (``string=`` for the sha512 constructor on Python < 3.14, ``data=`` for
+    hashlib.new); so does pavelor, with the same exception and text."""
+    for call in (lambda: hashlib.sha512(None), lambda: hashlib.new("sha512", None)):
+        with pytest.raises(TypeError) as theirs:
+            call()
+        assert str(theirs.value) == NO_BUFFER
+    with pytest.raises(TypeError):
+        hashlib.new("sha512", data=None)
+    with pytest.raises(TypeError) as ours:
+        pavelor.pavelor512(None)
+    assert str(ours.value) == NO_BUFFER
+    with pytest.raises(TypeError):
+        pavelor.new("pavelor-512", data=None)
+    with pytest.raises(TypeError):
+        pavelor.hash_many("pavelor-512", None)  # not iterable
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_wrong_types_leave_hash_unchanged(name: str) -> None:
+    h = CONSTRUCTORS[name](b"abc")
+    want = h.digest()
+    for bad in [*NON_BUFFERS, "text"]:
+        with pytest.raises(TypeError):
+            h.update(bad)
+        with pytest.raises(TypeError):
+            h.update_bits(bad, 0)
+    assert h.digest() == want
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_data_is_empty_message(name: str, kat_2_12: list) -> None:
+    """With no data argument at all, the message is empty (as in hashlib)."""
+    (empty,) = [r for r in kat_2_12 if r["bits"] == 0]
+    want = empty[name]
+    ctor = CONSTRUCTORS[name]
+    assert ctor().digest() == want
+    assert ctor(b"").digest() == want
+    assert ctor(data=b"").digest() == want
+    assert ctor(bytearray()).digest() == want
+    assert ctor(usedforsecurity=False).digest() == want
+    assert ctor(backend=pavelor.backends()[-1]).digest() == want
+    assert pavelor.new(name).digest() == want
+    assert pavelor.new(name, b"").digest() == want
+    assert pavelor.new(name, data=memoryview(b"")).digest() == want
+    assert pavelor.new(name, usedforsecurity=True).digest() == want
+    assert pavelor.hash_many(name, [b""]) == [want]
+    # The signature shows the default as b"", as hashlib's does.
+    assert inspect.signature(ctor).parameters["data"].default == b""
+    assert inspect.signature(pavelor.new).parameters["data"].default == b""
 
 
 def test_update_bits_errors() -> None:
