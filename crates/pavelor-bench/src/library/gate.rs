@@ -16,6 +16,11 @@ use super::tasks::{BehaviourResult, Check, KatFileResult, LibTask, ProbeResult, 
 use crate::campaign::WorkerCommand;
 use crate::isolate::{self, Ended};
 
+/// Why a `KAT_2_33` row is NOT RUN: the run was `--quick` or
+/// `--skip-2-33` (a default `pavelor report` verifies it).
+pub const KAT_2_33_SKIPPED: &str =
+    "3 x 1 GiB messages; skipped by --quick or --skip-2-33 (checked by a default run)";
+
 /// What a library's campaign came to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LibStatus {
@@ -376,7 +381,7 @@ pub fn run(
                 detail: None,
             };
             if kind == KatKind::Kat2_33 && !config.kat_2_33 {
-                k.detail = Some("3 x 1 GiB messages; run with --kat-2-33".into());
+                k.detail = Some(KAT_2_33_SKIPPED.into());
                 gate.kat.push(k);
                 continue;
             }

@@ -6,6 +6,7 @@ use pavelor_kat::suite::KatKind;
 use serde::{Deserialize, Serialize};
 
 use super::{Config, Progress};
+use crate::library::gate::KAT_2_33_SKIPPED;
 
 /// Result of one KAT file.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -59,7 +60,7 @@ pub fn run_kat(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Vec<K
             detail: None,
         };
         if kind == KatKind::Kat2_33 && !config.kat_2_33 {
-            r.detail = Some("3 x 1 GiB messages; run with --kat-2-33".into());
+            r.detail = Some(KAT_2_33_SKIPPED.into());
             results.push(r);
             continue;
         }
