@@ -129,8 +129,9 @@ pub enum Reason {
     Internal = 5,
     /// The chosen backend cannot run (should not happen).
     Backend = 6,
-    /// `final` of a digest longer than `EVP_MAX_MD_SIZE` without the
-    /// caller stating its buffer size (see [`EVP_MAX_MD_SIZE`]).
+    /// `final` of a digest longer than `EVP_MAX_MD_SIZE` that is not the
+    /// final of an `EVP_DigestFinalXOF` call stating the digest size (see
+    /// [`EVP_MAX_MD_SIZE`]).
     LongDigest = 7,
     /// A parameter with a wrong type, size or value.
     BadParameter = 8,
@@ -138,6 +139,10 @@ pub enum Reason {
     /// (they write exactly the digest; `EVP_DigestFinal_ex` asks for
     /// exactly that).
     OutputSizeNotDigestSize = 9,
+    /// A digest `final` (of a digest that fits `EVP_MAX_MD_SIZE`) after an
+    /// `xoflen` that was not set for it: the `xoflen` of an
+    /// `EVP_DigestFinalXOF` call applies to that call's `final` only.
+    XoflenNotForThisFinal = 10,
 }
 
 impl Reason {
@@ -153,7 +158,7 @@ impl Reason {
             Reason::Internal => c"internal error in the pavelor provider",
             Reason::Backend => c"Pavelor backend unavailable",
             Reason::LongDigest => {
-                c"digest longer than EVP_MAX_MD_SIZE: finish with EVP_DigestFinalXOF(ctx, md, digest size)"
+                c"digest longer than EVP_MAX_MD_SIZE: finish with EVP_DigestFinalXOF(ctx, md, digest size) (an xoflen set by any other call does not count)"
             }
             Reason::BadParameter => {
                 c"bad parameter: wrong type, size or value (a digest's xoflen must equal the digest size; PAVELOR-HMAC needs its digest, a Pavelor digest, set before init or a key)"
@@ -161,12 +166,15 @@ impl Reason {
             Reason::OutputSizeNotDigestSize => {
                 c"output size is not the digest size: a Pavelor digest is not an XOF"
             }
+            Reason::XoflenNotForThisFinal => {
+                c"xoflen was not set for this final: it applies only to the final of the EVP_DigestFinalXOF call that sets it"
+            }
         }
     }
 }
 
 /// `get_reason_strings` answer.
-static REASON_STRINGS: Table<OsslItem, 10> = Table([
+static REASON_STRINGS: Table<OsslItem, 11> = Table([
     reason_item(Reason::NullPointer),
     reason_item(Reason::OutputTooSmall),
     reason_item(Reason::NotInitialized),
@@ -176,6 +184,7 @@ static REASON_STRINGS: Table<OsslItem, 10> = Table([
     reason_item(Reason::LongDigest),
     reason_item(Reason::BadParameter),
     reason_item(Reason::OutputSizeNotDigestSize),
+    reason_item(Reason::XoflenNotForThisFinal),
     OsslItem {
         id: 0,
         ptr: std::ptr::null_mut(),
@@ -295,7 +304,9 @@ fn check_output(out: *mut u8, outl: *mut usize, outsz: usize, need: usize) -> Re
 /// `EVP_DigestFinalXOF` its length, which `set_ctx_params` only accepts
 /// equal to it; a larger `outsz` means a caller asking for an XOF output
 /// (newer OpenSSL 3.x may call `final` with the requested length even after
-/// the `xoflen` set was refused), which a Pavelor digest is not.
+/// the `xoflen` set was refused), which a Pavelor digest is not. Note that
+/// `outsz` alone does not tell the two EVP calls apart (both pass the
+/// digest size): see [`xoflen_is_for`].
 fn check_digest_output(
     out: *mut u8,
     outl: *mut usize,
@@ -307,6 +318,36 @@ fn check_digest_output(
         return Err(Reason::OutputSizeNotDigestSize);
     }
     Ok(())
+}
+
+/// Sets `*outl = 0` if `outl` is non-NULL: what every failed `final` (and
+/// one-shot) reports, whatever the reason, so a caller never reads a stale
+/// or uninitialised length (EVP_MAC_final copies the provider's answer from
+/// an uninitialised local).
+///
+/// # Safety
+///
+/// `outl` must be NULL or point to a writable `size_t`.
+unsafe fn clear_outl(outl: *mut usize) {
+    if !outl.is_null() {
+        // SAFETY: non-NULL, and per the contract a writable `size_t`; an
+        // unaligned write makes no alignment assumption.
+        unsafe { outl.write_unaligned(0) };
+    }
+}
+
+/// `rc` of a `final` or one-shot entry point, with [`clear_outl`] applied
+/// when it is a failure (any value but 1).
+///
+/// # Safety
+///
+/// As for [`clear_outl`].
+unsafe fn final_result(rc: c_int, outl: *mut usize) -> c_int {
+    if rc != 1 {
+        // SAFETY: the caller's contract is `clear_outl`'s.
+        unsafe { clear_outl(outl) };
+    }
+    rc
 }
 
 /// Writes `digest` to a buffer accepted by [`check_output`].
@@ -334,11 +375,45 @@ unsafe fn write_output(digest: &[u8], out: *mut u8, outl: *mut usize) {
 ///
 /// Pavelor-768 and Pavelor-1024 (96 and 128 bytes) exceed it: answering
 /// their `EVP_DigestFinal_ex` would overflow such buffers. So their `final`
-/// fails (with [`Reason::LongDigest`]) unless the caller has stated the
-/// buffer size by setting the `xoflen` parameter to the digest size, which
-/// is what `EVP_DigestFinalXOF(ctx, md, 96 or 128)` does just before calling
-/// `final`. Pavelor-512 (64 bytes) is never restricted.
+/// fails (with [`Reason::LongDigest`]) unless it is the `final` of an
+/// `EVP_DigestFinalXOF(ctx, md, 96 or 128)` call (see [`xoflen_is_for`]).
+/// Pavelor-512 (64 bytes) always answers `EVP_DigestFinal_ex`.
 pub const EVP_MAX_MD_SIZE: usize = 64;
+
+/// Whether the `xoflen` recorded by the last `set_ctx_params` (the address
+/// `xoflen_at` of the `size_t` it was read from) was set for the `final`
+/// now called with `outl`, for a digest of `need` bytes.
+///
+/// OpenSSL 3's EVP calls the provider's `final` in two ways, both with
+/// `outsz` = the digest size here:
+///
+/// * `EVP_DigestFinalXOF(ctx, md, size)` builds the parameter `xoflen`
+///   over its own argument `size`, calls `set_ctx_params` with it, then
+///   `final(dctx, md, &size, size)`: `outl` is the very `size_t` the
+///   `xoflen` was read from, and it still holds that length.
+/// * `EVP_DigestFinal_ex(ctx, md, &n)` calls `final(dctx, md, &size,
+///   mdsize)` with a local `size_t size = 0`: a different `size_t`, or, if
+///   its stack slot happens to be where an earlier caller's `xoflen` lived,
+///   one that holds 0.
+///
+/// So the `xoflen` is for this `final` exactly when `outl` is that `size_t`
+/// and it holds the digest size. The address is only compared, never
+/// dereferenced; `*outl` is read through `outl`, the caller's own pointer.
+///
+/// # Safety
+///
+/// `outl` must point to a readable `size_t` (the `final` contract; checked
+/// non-NULL by the caller).
+unsafe fn xoflen_is_for(xoflen_at: Option<usize>, outl: *mut usize, need: usize) -> bool {
+    if xoflen_at != Some(outl.addr()) {
+        return false;
+    }
+    // SAFETY: per the contract, `outl` points to a readable `size_t`. The
+    // memory there held the `xoflen` when `set_ctx_params` read it (same
+    // address), and EVP's finals pass an initialised `size_t` (the length,
+    // or 0). Unaligned read: no alignment assumption.
+    unsafe { outl.read_unaligned() == need }
+}
 
 /// An `EVP_MD_CTX`'s algorithm context.
 struct DigestCtx {
@@ -347,9 +422,13 @@ struct DigestCtx {
     /// `None` before `init` and after `final`. Dropping it wipes the state
     /// (the crate's hashers zeroize on drop).
     hasher: Option<DynHasher>,
-    /// The caller stated (via `xoflen`) that its output buffer holds the
-    /// whole digest; cleared by `init` and `final`.
-    len_confirmed: bool,
+    /// When the last call on this context was a `set_ctx_params` that
+    /// accepted an `xoflen`: the address of the `size_t` it was read from
+    /// (see [`xoflen_is_for`]). Every other call on the context clears it
+    /// (`init`, `update`, `final` whatever its outcome, a `set_ctx_params`
+    /// without an accepted `xoflen`), and `dupctx` does not copy it: an
+    /// `xoflen` applies to the one `final` that follows it.
+    xoflen_at: Option<usize>,
 }
 
 impl DigestCtx {
@@ -392,7 +471,7 @@ unsafe extern "C" fn digest_newctx<const I: usize>(provctx: *mut c_void) -> *mut
                 prov,
                 alg: Algorithm::ALL[I],
                 hasher: None,
-                len_confirmed: false,
+                xoflen_at: None,
             });
             Box::into_raw(ctx).cast()
         },
@@ -440,7 +519,7 @@ unsafe extern "C" fn digest_init(dctx: *mut c_void, _params: *const OsslParam) -
         match ctx.alg.hasher_with(prov.backend) {
             Ok(h) => {
                 ctx.hasher = Some(h);
-                ctx.len_confirmed = false;
+                ctx.xoflen_at = None;
                 1
             }
             Err(_) => {
@@ -459,6 +538,7 @@ unsafe extern "C" fn digest_update(dctx: *mut c_void, data: *const u8, len: usiz
     };
     let prov = ctx.prov();
     guarded(Some(prov), site!(c"digest_update"), 0, || {
+        ctx.xoflen_at = None;
         // SAFETY: the caller gives `len` readable bytes at `data` for the
         // call (EVP_DigestUpdate's contract); `input` checks NULL and size.
         let result = unsafe { input(data, len) }.and_then(|bytes| {
@@ -476,7 +556,13 @@ unsafe extern "C" fn digest_update(dctx: *mut c_void, data: *const u8, len: usiz
     })
 }
 
-/// `OSSL_FUNC_digest_final`. On failure the context is unchanged.
+/// `OSSL_FUNC_digest_final`. Succeeds only if `outsz` is the digest size,
+/// and the `xoflen` recorded by the call just before, if any, was set for
+/// this very `final` ([`xoflen_is_for`]); for PAVELOR-768/1024 such an
+/// `xoflen` is also required (see [`EVP_MAX_MD_SIZE`]). The recorded
+/// `xoflen` is used up whatever the outcome. On failure `*outl` is 0 (if
+/// `outl` is non-NULL), nothing is written to `out`, and the hash state is
+/// unchanged.
 unsafe extern "C" fn digest_final(
     dctx: *mut c_void,
     out: *mut u8,
@@ -485,17 +571,25 @@ unsafe extern "C" fn digest_final(
 ) -> c_int {
     // SAFETY: OpenSSL passes a context this provider made.
     let Some(ctx) = (unsafe { ctx_mut(dctx) }) else {
-        return 0;
+        // SAFETY: `outl` is NULL or the caller's writable `size_t`.
+        return unsafe { final_result(0, outl) };
     };
     let prov = ctx.prov();
-    guarded(Some(prov), site!(c"digest_final"), 0, || {
+    let rc = guarded(Some(prov), site!(c"digest_final"), 0, || {
+        let xoflen_at = ctx.xoflen_at.take();
         let need = ctx.alg.output_len();
         let result = check_digest_output(out, outl, outsz, need).and_then(|()| {
-            if need > EVP_MAX_MD_SIZE && !ctx.len_confirmed {
-                return Err(Reason::LongDigest);
+            // SAFETY: `outl` is non-NULL (checked) and points to the
+            // caller's `size_t` (the `final` contract).
+            if !unsafe { xoflen_is_for(xoflen_at, outl, need) } {
+                if need > EVP_MAX_MD_SIZE {
+                    return Err(Reason::LongDigest);
+                }
+                if xoflen_at.is_some() {
+                    return Err(Reason::XoflenNotForThisFinal);
+                }
             }
             let h = ctx.hasher.take().ok_or(Reason::NotInitialized)?;
-            ctx.len_confirmed = false;
             let digest = h.finalize();
             // SAFETY: `check_digest_output` saw non-NULL `out`/`outl` and
             // `outsz == output_len == digest.len()`; the caller gives
@@ -511,10 +605,14 @@ unsafe extern "C" fn digest_final(
                 0
             }
         }
-    })
+    });
+    // SAFETY: `outl` is NULL or the caller's writable `size_t`.
+    unsafe { final_result(rc, outl) }
 }
 
-/// `OSSL_FUNC_digest_digest` (one-shot) for `Algorithm::ALL[I]`.
+/// `OSSL_FUNC_digest_digest` (one-shot) for `Algorithm::ALL[I]`: `outsz`
+/// must be the digest size (the caller states it, so every instance is
+/// served); on failure `*outl` is 0 (if `outl` is non-NULL).
 unsafe extern "C" fn digest_oneshot<const I: usize>(
     provctx: *mut c_void,
     data: *const u8,
@@ -525,9 +623,10 @@ unsafe extern "C" fn digest_oneshot<const I: usize>(
 ) -> c_int {
     // SAFETY: OpenSSL passes the context `OSSL_provider_init` returned.
     let Some(prov) = (unsafe { prov_ref(provctx) }) else {
-        return 0;
+        // SAFETY: `outl` is NULL or the caller's writable `size_t`.
+        return unsafe { final_result(0, outl) };
     };
-    guarded(Some(prov), site!(c"digest_digest"), 0, || {
+    let rc = guarded(Some(prov), site!(c"digest_digest"), 0, || {
         let alg = Algorithm::ALL[I];
         let result = check_digest_output(out, outl, outsz, alg.output_len()).and_then(|()| {
             // SAFETY: the caller gives `len` readable bytes at `data`;
@@ -549,7 +648,9 @@ unsafe extern "C" fn digest_oneshot<const I: usize>(
                 0
             }
         }
-    })
+    });
+    // SAFETY: `outl` is NULL or the caller's writable `size_t`.
+    unsafe { final_result(rc, outl) }
 }
 
 /// `OSSL_FUNC_digest_freectx`: drops (and so wipes) the state.
@@ -563,7 +664,9 @@ unsafe extern "C" fn digest_freectx(dctx: *mut c_void) {
     let _ = catch_unwind(AssertUnwindSafe(move || drop(ctx)));
 }
 
-/// `OSSL_FUNC_digest_dupctx`: an independent copy, mid-message included.
+/// `OSSL_FUNC_digest_dupctx`: an independent copy, mid-message included;
+/// a recorded `xoflen` is not copied (it is for the source's next `final`
+/// only).
 unsafe extern "C" fn digest_dupctx(dctx: *mut c_void) -> *mut c_void {
     // SAFETY: OpenSSL passes a context this provider made, which it only
     // reads during the copy (possibly from several threads at once), so a
@@ -581,7 +684,7 @@ unsafe extern "C" fn digest_dupctx(dctx: *mut c_void) -> *mut c_void {
                 prov: ctx.prov,
                 alg: ctx.alg,
                 hasher: ctx.hasher.clone(),
-                len_confirmed: ctx.len_confirmed,
+                xoflen_at: None,
             });
             Box::into_raw(copy).cast()
         },
@@ -616,7 +719,9 @@ unsafe extern "C" fn digest_get_params<const I: usize>(params: *mut OsslParam) -
 
 /// `OSSL_FUNC_digest_set_ctx_params`: accepts `xoflen` equal to the digest
 /// size only (Pavelor is not an XOF; the value states the caller's buffer
-/// size, see [`EVP_MAX_MD_SIZE`]). Other keys are ignored.
+/// size, see [`EVP_MAX_MD_SIZE`]) and records where it was read from, for
+/// the `final` that follows ([`xoflen_is_for`]). Other keys are ignored. A
+/// call without a valid `xoflen` leaves none recorded.
 unsafe extern "C" fn digest_set_ctx_params(dctx: *mut c_void, params: *const OsslParam) -> c_int {
     // SAFETY: OpenSSL passes a context this provider made.
     let Some(ctx) = (unsafe { ctx_mut(dctx) }) else {
@@ -624,8 +729,9 @@ unsafe extern "C" fn digest_set_ctx_params(dctx: *mut c_void, params: *const Oss
     };
     let prov = ctx.prov();
     guarded(Some(prov), site!(c"digest_set_ctx_params"), 0, || {
+        ctx.xoflen_at = None;
         let need = ctx.alg.output_len() as u64;
-        let mut confirmed = ctx.len_confirmed;
+        let mut xoflen_at = None;
         // SAFETY: OpenSSL passes a terminated OSSL_PARAM array whose buffers
         // are readable for the call; `answer_each` only reads through the
         // pointer here (the closure does not write to `p`).
@@ -635,14 +741,14 @@ unsafe extern "C" fn digest_set_ctx_params(dctx: *mut c_void, params: *const Oss
                     if get_uint(p) != Some(need) {
                         return Err(ParamError::BadType);
                     }
-                    confirmed = true;
+                    xoflen_at = Some(p.data.addr());
                 }
                 Ok(())
             })
         };
         match result {
             Ok(()) => {
-                ctx.len_confirmed = confirmed;
+                ctx.xoflen_at = xoflen_at;
                 1
             }
             Err(_) => {

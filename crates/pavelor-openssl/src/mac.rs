@@ -27,7 +27,7 @@ use crate::abi::{
     OSSL_PARAM_UNSIGNED_INTEGER, OSSL_PARAM_UTF8_STRING, OsslParam, Table,
 };
 use crate::params::{ParamError, answer_each, get_octets, get_utf8, set_uint};
-use crate::{ProvCtx, Reason, check_output, guarded, input, prov_ref, write_output};
+use crate::{ProvCtx, Reason, check_output, final_result, guarded, input, prov_ref, write_output};
 
 /// A keyed HMAC state of one instance.
 #[derive(Clone)]
@@ -80,7 +80,10 @@ struct MacCtx {
     /// The state right after keying (kept so `init` without a key restarts
     /// with the same key, as OpenSSL's HMAC does).
     keyed: Option<HmacState>,
-    /// The running computation (`None` before `init` and after `final`).
+    /// The running computation: `None` before the first `init` (or key)
+    /// and once `final` has succeeded, when only `init` (or a new key)
+    /// starts another; `update` and `final` refuse it. `dupctx` copies it
+    /// as it is, so a copy of a finished context is finished too.
     running: Option<HmacState>,
 }
 
@@ -203,7 +206,8 @@ pub unsafe extern "C" fn mac_newctx(provctx: *mut c_void) -> *mut c_void {
     )
 }
 
-/// `OSSL_FUNC_mac_dupctx`: an independent copy, mid-message included.
+/// `OSSL_FUNC_mac_dupctx`: an independent copy in the same state:
+/// mid-message, or finished (then its `final` is refused until `init`).
 pub unsafe extern "C" fn mac_dupctx(mctx: *mut c_void) -> *mut c_void {
     // SAFETY: OpenSSL passes a context this provider made, which it only
     // reads during the copy (possibly from several threads at once), so a
@@ -300,7 +304,11 @@ pub unsafe extern "C" fn mac_update(mctx: *mut c_void, data: *const u8, len: usi
 }
 
 /// `OSSL_FUNC_mac_final`: the caller states `outsize`, so every instance
-/// is served. On failure the context is unchanged.
+/// is served. Finishes the computation: a second `final` (on this context
+/// or on a `dupctx` copy made after the first) is refused until `init` or
+/// a new `key` parameter restarts it. On failure `*outl` is 0 (if `outl`
+/// is non-NULL), nothing is written to `out`, and the context is
+/// unchanged.
 pub unsafe extern "C" fn mac_final(
     mctx: *mut c_void,
     out: *mut u8,
@@ -309,10 +317,11 @@ pub unsafe extern "C" fn mac_final(
 ) -> c_int {
     // SAFETY: OpenSSL passes a context this provider made.
     let Some(ctx) = (unsafe { mac_mut(mctx) }) else {
-        return 0;
+        // SAFETY: `outl` is NULL or the caller's writable `size_t`.
+        return unsafe { final_result(0, outl) };
     };
     let prov = ctx.prov();
-    guarded(Some(prov), site!(c"mac_final"), 0, || {
+    let rc = guarded(Some(prov), site!(c"mac_final"), 0, || {
         let result = (|| {
             let alg = ctx.alg.ok_or(Reason::NotInitialized)?;
             let len = alg.output_len();
@@ -334,7 +343,10 @@ pub unsafe extern "C" fn mac_final(
                 0
             }
         }
-    })
+    });
+    // SAFETY: `outl` is NULL or the caller's writable `size_t` (EVP_MAC_final
+    // passes its local length, which it then copies to the caller's).
+    unsafe { final_result(rc, outl) }
 }
 
 /// `OSSL_FUNC_mac_set_ctx_params`.

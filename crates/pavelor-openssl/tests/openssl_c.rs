@@ -7,9 +7,12 @@
 //!   with `cc` against the system OpenSSL 3 (libssl-dev) and runs it on the
 //!   module `cargo test` just built (`libpavelor_openssl.so`, copied as
 //!   `pavelor.so` into a directory given as `OPENSSL_MODULES`): official
-//!   answers, context copies, error paths, HMAC against the definition
-//!   computed here, load/unload and threads; then the same runs under
-//!   valgrind memcheck; then `openssl dgst` against the crate.
+//!   answers, context copies, error paths (with the out-length of every
+//!   failed `final` 0), the `xoflen` rules of the long digests, finished
+//!   MAC contexts and their copies, HMAC against the definition computed
+//!   here, load/unload and threads, with canary bytes after every output
+//!   buffer; then the same runs under valgrind memcheck; then `openssl
+//!   dgst` against the crate.
 //!
 //! Without a C compiler, the OpenSSL headers or the `openssl` tool the
 //! second test prints `SKIPPED: ...` and passes, unless
