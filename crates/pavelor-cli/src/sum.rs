@@ -20,12 +20,18 @@ use crate::std_fds::{self, StdFd, ebadf};
 mod lines;
 // Many files at once: worker threads and multi-lane hashing.
 mod parallel;
+// One large input: reading on a second thread while this one hashes.
+mod overlap;
 #[cfg(test)]
 use lines::{Entry, MAX_LINE, unescape};
 use lines::{LineRead, needs_escape, next_line, parse_line, write_escaped};
 
 /// Size of the read buffer that inputs are streamed through.
-const BUF_LEN: usize = 64 * 1024;
+const BUF_LEN: usize = 256 * 1024;
+
+/// Bytes of one input hashed on this thread alone before the rest is read
+/// on a second thread ([`overlap`]): small inputs never pay for starting it.
+const OVERLAP_AFTER: u64 = 1 << 20;
 
 /// The name that stands for standard input.
 const STDIN_NAME: &str = "-";
@@ -132,7 +138,7 @@ pub fn run(args: &SumArgs) -> ExitCode {
         },
         buf: vec![0; BUF_LEN],
         backend,
-        threads: args.jobs.unwrap_or_else(parallel::default_threads),
+        jobs: args.jobs,
         stdin_closed: std_fds::was_closed(StdFd::In),
     };
     let result = if let Some(hex) = &args.hex {
@@ -213,14 +219,20 @@ struct Ctx<W: Write> {
     out: W,
     buf: Vec<u8>,
     backend: Backend,
-    /// Worker threads for many files.
-    threads: NonZeroUsize,
+    /// Worker threads for many files (`-j`); the number of cores, asked
+    /// only when there are many files, if not given.
+    jobs: Option<NonZeroUsize>,
     /// Standard input was closed when we were started (`<&-`): reading it
     /// is an error (EBADF), not the empty message.
     stdin_closed: bool,
 }
 
 impl<W: Write> Ctx<W> {
+    /// Worker threads for many files.
+    fn threads(&self) -> NonZeroUsize {
+        self.jobs.unwrap_or_else(parallel::default_threads)
+    }
+
     /// Reports `pavelor: MSG` on stderr, after flushing stdout so that the
     /// two stay in order. Errors are those of stdout.
     fn error(&mut self, msg: fmt::Arguments<'_>) -> io::Result<()> {
@@ -233,17 +245,24 @@ impl<W: Write> Ctx<W> {
         alg.hasher_with(self.backend).map_err(io::Error::other)
     }
 
-    /// Hashes everything `r` gives, through the fixed buffer.
-    fn hash_reader(&mut self, alg: Algorithm, r: &mut dyn Read) -> io::Result<DynOutput> {
+    /// Hashes everything `r` gives: the first [`OVERLAP_AFTER`] bytes
+    /// through the fixed buffer, the rest read on a second thread.
+    fn hash_reader<R: Read + Send>(&mut self, alg: Algorithm, r: &mut R) -> io::Result<DynOutput> {
         let mut h = self.hasher(alg)?;
-        loop {
+        let mut hashed = 0u64;
+        while hashed < OVERLAP_AFTER {
             match r.read(&mut self.buf) {
                 Ok(0) => return Ok(h.finalize()),
-                Ok(n) => h.update(&self.buf[..n]),
+                Ok(n) => {
+                    h.update(&self.buf[..n]);
+                    hashed += n as u64;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
         }
+        overlap::hash_rest(&mut h, r)?;
+        Ok(h.finalize())
     }
 
     /// Hashes the file `name` (`-`: standard input).
@@ -279,7 +298,7 @@ impl<W: Write> Ctx<W> {
                 path: f.clone(),
             })
             .collect();
-        let results = parallel::hash_files(jobs, self.backend, self.threads)?;
+        let results = parallel::hash_files(jobs, self.backend, self.threads())?;
         for (name, digest) in files.iter().zip(results) {
             ok &= self.print_sum(args, name, digest)?;
         }
@@ -528,7 +547,7 @@ impl<W: Write> Ctx<W> {
         let mut results = if jobs.len() < 2 || jobs.iter().any(|j| j.path == STDIN_NAME) {
             None
         } else {
-            Some(parallel::hash_files(jobs, self.backend, self.threads)?)
+            Some(parallel::hash_files(jobs, self.backend, self.threads())?)
         };
         for item in batch.drain(..) {
             let entry = match item {

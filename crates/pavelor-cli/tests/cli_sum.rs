@@ -123,6 +123,46 @@ fn file_and_stdin_agree_for_every_instance() {
     assert_ne!(seen[0], seen[1][..128]);
 }
 
+/// A single input longer than the part hashed on the main thread (1 MiB)
+/// is read on a second thread while the first hashes: file, standard
+/// input (a pipe) and `--check` give the library's digest at lengths
+/// around the handover and the reader's buffer boundaries.
+#[test]
+fn single_large_input_read_beside_the_hasher() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mib = 1 << 20;
+    for (len, a) in [
+        (mib - 1, "512"),
+        (mib, "768"),
+        (mib + 1, "1024"),
+        (mib + 256 * 1024, "512"),
+        (7 * mib + 12_345, "768"),
+    ] {
+        let data = varied_bytes(len, len as u64);
+        fs::write(dir.path().join("f"), &data).expect("write");
+        let alg: pavelor::Algorithm = a.parse().expect("instance");
+        let want = format!("{:x}", alg.digest(&data));
+        let f = run_args(dir.path(), &["-a", a, "f"]);
+        assert_eq!(
+            (f.code, f.stdout.as_str()),
+            (Some(0), format!("{want}  f\n").as_str())
+        );
+        let s = run(pavelor(dir.path()).args(["-a", a]).write_stdin(data));
+        assert_eq!(
+            (s.code, s.stdout.as_str()),
+            (Some(0), format!("{want}  -\n").as_str())
+        );
+        fs::write(dir.path().join("SUMS"), &f.stdout).expect("write");
+        let c = run_args(dir.path(), &["-a", a, "-c", "SUMS"]);
+        assert_eq!(
+            (c.code, c.stdout.as_str()),
+            (Some(0), "f: OK\n"),
+            "{}",
+            c.stderr
+        );
+    }
+}
+
 #[test]
 fn several_files_in_one_call() {
     let dir = fixture();
