@@ -26,8 +26,14 @@ mod overlap;
 use lines::{Entry, MAX_LINE, unescape};
 use lines::{LineRead, needs_escape, next_line, parse_line, write_escaped};
 
-/// Size of the read buffer that inputs are streamed through.
+/// Size of the read buffer that inputs are streamed through. Above the C
+/// allocator's mmap threshold (128 KiB), so that it comes zeroed from the
+/// kernel, page by page as it is touched, instead of being cleared at
+/// start-up.
 const BUF_LEN: usize = 256 * 1024;
+
+/// Capacity of the buffered standard output.
+const OUT_BUF_LEN: usize = 64 * 1024;
 
 /// Bytes of one input hashed on this thread alone before the rest is read
 /// on a second thread ([`overlap`]): small inputs never pay for starting it.
@@ -133,7 +139,7 @@ pub fn run(args: &SumArgs) -> ExitCode {
     let stdout = io::stdout();
     let mut ctx = Ctx {
         out: Tracked {
-            inner: BufWriter::with_capacity(BUF_LEN, stdout.lock()),
+            inner: BufWriter::with_capacity(OUT_BUF_LEN, stdout.lock()),
             wrote: false,
         },
         buf: vec![0; BUF_LEN],

@@ -212,10 +212,8 @@ mod detect {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     #[inline]
     pub(super) fn avx512_vaes() -> Option<Inner> {
-        Some(Inner::Avx512Vaes(
-            avx512_vaes::Token::detect()?,
-            vaes_x4::Token::detect()?,
-        ))
+        let level = avx512_vaes::Token::detect()?;
+        Some(Inner::Avx512Vaes(level, vaes_x4::Token::of_level(level)))
     }
     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
     #[inline]

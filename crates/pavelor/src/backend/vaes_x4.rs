@@ -22,21 +22,20 @@ use super::kernel::{Vector, absorb_lanes, state_in_regs};
 use crate::paff::RC;
 use crate::params::Variant;
 
-cpufeatures::new!(
-    cpuid, "aes", "sse2", "avx", "avx2", "avx512f", "avx512vl", "avx512bw", "vaes"
-);
-
-/// Proof that the CPU has VAES and AVX-512 F/VL/BW; only [`Token::detect`]
-/// makes one.
+/// Proof that the CPU has VAES and AVX-512 F/VL/BW. The multi-lane
+/// kernels need exactly the features of the single-message level, so the
+/// proof is made from that level's ([`Token::of_level`]): one detection
+/// (one series of CPUID reads, each a trap to the hypervisor in a VM)
+/// serves both.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Token(());
 
 impl Token {
-    /// Returns a token if this CPU supports the level (a cached atomic load
-    /// after the first call).
+    /// The token of the AVX-512 + VAES level, which proves the same
+    /// features.
     #[inline]
-    pub(crate) fn detect() -> Option<Self> {
-        cpuid::get().then_some(Token(()))
+    pub(crate) fn of_level(_level: super::avx512_vaes::Token) -> Self {
+        Token(())
     }
 }
 
