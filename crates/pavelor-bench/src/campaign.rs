@@ -20,24 +20,34 @@ pub struct WorkerCommand {
     pub args: Vec<String>,
 }
 
-/// The measurement method (MEASUREMENT.md, "Method").
+/// The measurement method: the NICCS harness's planning rule
+/// (`ngcc-dev/ngcc-harness`, `performance/campaign.py`, `plan()`), with
+/// its constants as fields. [`Method::standard`] is the harness's.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Method {
     /// Trials per operation, each in its own process.
     pub trials: usize,
-    /// Target total timed duration per operation, nanoseconds.
-    pub target_ns: u64,
-    /// Minimum total timed calls per operation.
-    pub min_calls: u64,
-    /// Upper limit on the total timed duration per operation, nanoseconds.
-    pub max_ns: u64,
+    /// Target duration of one trial, seconds (the harness's
+    /// `trial_target_s`; arm_1 used 0.5, x86_1 1.0).
+    pub trial_target_s: f64,
+    /// Timed calls per operation the guide asks for (100): with 5 trials,
+    /// at least 20 calls per trial.
+    pub min_total: u64,
+    /// Largest number of calls in one trial.
+    pub max_iters_per_trial: u64,
+    /// Time budget of one operation (all trials), seconds; calls per trial
+    /// shrink to fit it.
+    pub op_budget_s: f64,
+    /// Start-up time of a worker at or above which the harness runs all
+    /// trials in one process, seconds.
+    pub separate_process_setup_s: f64,
     /// Use the tick counter even where the cycle counter is available.
     pub force_ticks: bool,
     /// CPU to pin the trials to.
     pub cpu: Option<usize>,
-    /// Time limit of a calibration run, seconds; a trial may take this
-    /// plus three times its planned duration. A worker still running then
-    /// is killed and the figure recorded as hung.
+    /// Time limit of a calibration run, seconds. A trial may take the
+    /// plan's `timeout_per_process_s`; a worker still running then is
+    /// killed and the figure recorded as hung.
     #[serde(default = "default_timeout")]
     pub timeout_s: f64,
 }
@@ -46,30 +56,110 @@ fn default_timeout() -> f64 {
     60.0
 }
 
+/// What the planning rule decided for one operation, from its calibration:
+/// the harness's record `plan` fields, plus the calibration figures that
+/// let anyone recompute them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Timed calls in each trial.
+    pub iterations_per_trial: u64,
+    /// Untimed calls before the timed ones, in each trial process.
+    pub warmups: u64,
+    /// Trials.
+    pub trials: u64,
+    /// Whether each trial runs in its own process (the harness: worker
+    /// start-up under `separate_process_setup_s`).
+    pub separate_processes: bool,
+    /// Planned duration of the operation, seconds.
+    pub estimated_s: f64,
+    /// Time limit of one trial process, seconds.
+    pub timeout_per_process_s: f64,
+    /// `t1`: the one cold call of the calibration process, seconds.
+    pub calibration_seconds: f64,
+    /// The calibration process's wall time less `t1`: start-up, loading
+    /// and exit, seconds.
+    pub calibration_setup_seconds: f64,
+}
+
 impl Method {
-    /// The reference campaigns' method: 5 trials, 0.5 s, at least 100 calls,
-    /// at most 5 minutes.
+    /// The NICCS harness's method: 5 trials of 0.5 s, at least 100 calls,
+    /// at most 20000 calls per trial, 300 s per operation.
     pub fn standard() -> Self {
         Method {
             trials: 5,
-            target_ns: 500_000_000,
-            min_calls: 100,
-            max_ns: 300_000_000_000,
+            trial_target_s: 0.5,
+            min_total: 100,
+            max_iters_per_trial: 20_000,
+            op_budget_s: 300.0,
+            separate_process_setup_s: 60.0,
             force_ticks: false,
             cpu: None,
             timeout_s: default_timeout(),
         }
     }
 
-    /// Total calls and calls per trial for an operation taking `ns_per_call`.
-    pub fn plan(&self, ns_per_call: f64) -> (u64, u64) {
-        let ns_per_call = ns_per_call.max(1.0);
-        let wanted = ((self.target_ns as f64 / ns_per_call).ceil() as u64).max(self.min_calls);
-        let cap = (self.max_ns as f64 / ns_per_call).floor() as u64;
-        let trials = self.trials.max(1) as u64;
-        let total = wanted.min(cap).max(trials);
-        let per_trial = total.div_ceil(trials);
-        (per_trial * trials, per_trial)
+    /// Whether this is the harness's method: every planning constant as
+    /// [`Method::standard`] has it, except `trial_target_s`, which the
+    /// harness itself sets per system (`--trial-target`).
+    pub fn is_niccs(&self) -> bool {
+        let s = Method::standard();
+        self.trials == s.trials
+            && self.min_total == s.min_total
+            && self.max_iters_per_trial == s.max_iters_per_trial
+            && self.op_budget_s == s.op_budget_s
+            && self.separate_process_setup_s == s.separate_process_setup_s
+    }
+
+    /// The plan for an operation whose cold call took `t1` seconds in a
+    /// calibration process whose start-up took `setup` seconds: the
+    /// harness's rule, step by step and in its order of operations (so
+    /// that `estimated_s` and `timeout_per_process_s` come out bit for bit
+    /// as its records have them).
+    pub fn plan(&self, t1: f64, setup: f64) -> Plan {
+        let trials_wanted = self.trials.max(1) as u64;
+        let t1 = t1.max(1e-8);
+        let floor_per_trial = self.min_total.div_ceil(trials_wanted);
+        let mut iters = ((self.trial_target_s / t1).ceil() as u64).max(floor_per_trial);
+        iters = iters.min(self.max_iters_per_trial);
+        let tw = trials_wanted as f64;
+        if tw * iters as f64 * t1 > self.op_budget_s {
+            iters = ((self.op_budget_s / (tw * t1)).floor() as u64).max(1);
+        }
+        let trials = if tw * t1 <= self.op_budget_s {
+            trials_wanted
+        } else {
+            ((self.op_budget_s / t1).floor() as u64).max(1)
+        };
+        let warmups = if t1 < 0.05 {
+            3
+        } else if t1 < 5.0 {
+            1
+        } else {
+            0
+        };
+        let separate = setup < self.separate_process_setup_s;
+        let procs = if separate { trials } else { 1 };
+        let estimated_s =
+            trials as f64 * iters as f64 * t1 + procs as f64 * (warmups as f64 * t1 + setup);
+        let per_process_calls = iters * if separate { 1 } else { trials };
+        let timeout_per_process_s =
+            3.0 * ((per_process_calls + warmups) as f64) * t1 + 3.0 * setup + 300.0;
+        Plan {
+            iterations_per_trial: iters,
+            warmups,
+            trials,
+            separate_processes: separate,
+            estimated_s,
+            timeout_per_process_s,
+            calibration_seconds: t1,
+            calibration_setup_seconds: setup,
+        }
+    }
+
+    /// Whether the calibration run is itself the measurement (the harness
+    /// reuses it for one trial of one call without warm-ups).
+    pub fn reuses_calibration(plan: &Plan) -> bool {
+        plan.trials == 1 && plan.iterations_per_trial == 1 && plan.warmups == 0
     }
 }
 
@@ -80,10 +170,11 @@ pub struct Measurement {
     pub op: String,
     /// Message length in bytes.
     pub size: usize,
-    /// The calibration run (not part of the figures).
+    /// The calibration run: one cold call in its own process (part of the
+    /// figures only when the plan reuses it).
     pub calibration: TrialResult,
-    /// Timed calls per trial.
-    pub calls_per_trial: u64,
+    /// The plan made from the calibration.
+    pub plan: Plan,
     /// The trials, in the order they ran.
     pub trials: Vec<TrialResult>,
     /// The command line of the first trial (the spec varies only in `calls`).
@@ -172,14 +263,16 @@ fn run_worker(
     worker: &WorkerCommand,
     spec: &TrialSpec,
     limit: std::time::Duration,
-) -> Result<(TrialResult, Vec<String>), String> {
+) -> Result<(TrialResult, Vec<String>, f64), String> {
     let spec_json = serde_json::to_string(spec).map_err(|e| e.to_string())?;
     let mut cmd = Command::new(&worker.program);
     cmd.args(&worker.args).arg(&spec_json);
     let mut command_line = vec![worker.program.display().to_string()];
     command_line.extend(worker.args.iter().cloned());
     command_line.push(spec_json);
+    let started = std::time::Instant::now();
     let out = isolate::run(cmd, limit)?;
+    let wall_s = started.elapsed().as_secs_f64();
     let what = format!("trial of {} at {} B", spec.op, spec.size);
     match out.ended {
         Ended::Exited { code: 0 } => {}
@@ -205,45 +298,68 @@ fn run_worker(
     }
     let result =
         serde_json::from_slice(&out.stdout).map_err(|e| format!("unreadable trial result: {e}"))?;
-    Ok((result, command_line))
+    Ok((result, command_line, wall_s))
 }
 
-/// Measures `subject` at `size` bytes: a calibration process to size the
-/// trials, then `method.trials` trial processes. Any worker that fails,
-/// crashes or hangs ends the figure with an error saying so.
+/// A time limit of `s` seconds, or an error naming `what`.
+fn limit_of(s: f64, what: &dyn Fn() -> String) -> Result<std::time::Duration, String> {
+    std::time::Duration::try_from_secs_f64(s)
+        .map_err(|e| format!("{}: time limit of {s} s: {e}", what()))
+}
+
+/// Measures `subject` at `size` bytes as the NICCS harness does: a
+/// calibration process times one cold call (`t1`), [`Method::plan`] turns
+/// it into calls per trial, warm-ups and trials, and each trial runs in a
+/// fresh process: its warm-up calls, then exactly the planned calls between
+/// the two counter reads. Any worker that fails, crashes or hangs ends the
+/// figure with an error saying so.
 pub fn measure(
     worker: &WorkerCommand,
     method: &Method,
     subject: &Subject,
     size: usize,
 ) -> Result<Measurement, String> {
+    let what = || format!("{} at {size} B", subject.id());
     let mut spec = TrialSpec {
         op: subject.id(),
         size,
-        calls: 0,
+        calls: 1,
+        warmups: 0,
         force_ticks: method.force_ticks,
         cpu: method.cpu,
         lib: subject.lib_target(),
     };
-    let base = std::time::Duration::try_from_secs_f64(method.timeout_s.max(0.1))
-        .map_err(|e| format!("time limit of {} s: {e}", method.timeout_s))?;
-    let (calibration, _) = run_worker(worker, &spec, base)?;
-    let ns_per_call = calibration.ns as f64 / calibration.calls.max(1) as f64;
-    let (_, per_trial) = method.plan(ns_per_call);
-    spec.calls = per_trial;
-    let limit = std::time::Duration::try_from_secs_f64(3.0 * per_trial as f64 * ns_per_call / 1e9)
-        .ok()
-        .and_then(|planned| base.checked_add(planned))
-        .ok_or_else(|| {
-            format!(
-                "calibration of {} at {size} B: no usable time limit for {per_trial} calls of {ns_per_call} ns",
-                spec.op
-            )
-        })?;
-    let mut trials = Vec::with_capacity(method.trials);
+    let (calibration, cal_command, cal_wall) =
+        run_worker(worker, &spec, limit_of(method.timeout_s.max(0.1), &what)?)?;
+    let t1 = calibration.ns as f64 / 1e9;
+    let plan = method.plan(t1, (cal_wall - t1).max(0.0));
+    if Method::reuses_calibration(&plan) {
+        return Ok(Measurement {
+            op: subject.id(),
+            size,
+            trials: vec![calibration.clone()],
+            calibration,
+            plan,
+            command_line: cal_command,
+        });
+    }
+    spec.calls = plan.iterations_per_trial;
+    spec.warmups = plan.warmups;
+    // Every trial gets a process of its own, also where the harness would
+    // run them all in one (a worker that takes a minute to start): the
+    // limit is then the one of a single trial.
+    let limit = if plan.separate_processes {
+        plan.timeout_per_process_s
+    } else {
+        3.0 * (plan.iterations_per_trial + plan.warmups) as f64 * t1
+            + 3.0 * plan.calibration_setup_seconds
+            + 300.0
+    };
+    let limit = limit_of(limit, &what)?;
+    let mut trials = Vec::with_capacity(plan.trials as usize);
     let mut command_line = Vec::new();
-    for _ in 0..method.trials.max(1) {
-        let (t, cl) = run_worker(worker, &spec, limit)?;
+    for _ in 0..plan.trials {
+        let (t, cl, _) = run_worker(worker, &spec, limit)?;
         if command_line.is_empty() {
             command_line = cl;
         }
@@ -253,7 +369,7 @@ pub fn measure(
         op: subject.id(),
         size,
         calibration,
-        calls_per_trial: per_trial,
+        plan,
         trials,
         command_line,
     })
@@ -264,15 +380,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plan_follows_the_method() {
+    fn plan_follows_the_harness() {
         let m = Method::standard();
-        // Fast call: 0.5 s worth of calls.
-        assert_eq!(m.plan(100.0), (5_000_000, 1_000_000));
-        // Slow call (10 ms): at least 100 calls.
-        assert_eq!(m.plan(10e6), (100, 20));
-        // Very slow call (10 s): capped at 5 minutes, never below 1 per trial.
-        assert_eq!(m.plan(10e9), (30, 6));
-        assert_eq!(m.plan(1e12), (5, 1));
+        // A record of the harness's arm_1 campaign (Pavelor-512, 64 KiB):
+        // 136 calls per trial, 3 warm-ups, and its estimate and time
+        // limit bit for bit, from a calibration that reproduces them.
+        let p = m.plan(0.00369, 0.000936548772338948);
+        assert_eq!((p.iterations_per_trial, p.warmups, p.trials), (136, 3, 5));
+        assert!(p.separate_processes);
+        assert_eq!(p.estimated_s, 2.5692327438616944);
+        assert_eq!(p.timeout_per_process_s, 301.541539646317);
+        // A fast call: capped at 20000 calls per trial.
+        assert_eq!(m.plan(1e-6, 0.001).iterations_per_trial, 20_000);
+        // A slow call (10 ms): at least 20 per trial (100 in all), warm-up
+        // rule at its thresholds (strictly below 50 ms and 5 s).
+        let p = m.plan(0.01, 0.001);
+        assert_eq!((p.iterations_per_trial, p.warmups), (50, 3));
+        assert_eq!(m.plan(0.05, 0.001).warmups, 1);
+        assert_eq!(m.plan(0.1, 0.001).iterations_per_trial, 20);
+        assert_eq!(m.plan(5.0, 0.001).warmups, 0);
+        // The 300 s budget: 10 s calls get 6 per trial instead of 20.
+        let p = m.plan(10.0, 0.001);
+        assert_eq!((p.iterations_per_trial, p.trials), (6, 5));
+        // Over 60 s per call: one call per trial; over 150 s per call
+        // fewer trials, and at one trial of one call the calibration is the
+        // measurement.
+        assert_eq!(m.plan(100.0, 0.001).iterations_per_trial, 1);
+        let p = m.plan(200.0, 0.001);
+        assert_eq!((p.iterations_per_trial, p.trials, p.warmups), (1, 1, 0));
+        assert!(Method::reuses_calibration(&p));
+        // A worker that takes a minute to start runs all trials in one
+        // process (as the harness plans it).
+        assert!(!m.plan(0.001, 61.0).separate_processes);
     }
 
     fn trial(aes: Option<f64>) -> TrialResult {
@@ -296,7 +435,7 @@ mod tests {
             op: "x".into(),
             size: 65536,
             calibration: trial(None),
-            calls_per_trial: 10,
+            plan: Method::standard().plan(1e-4, 1e-3),
             trials: probes.iter().map(|&p| trial(p)).collect(),
             command_line: Vec::new(),
         };

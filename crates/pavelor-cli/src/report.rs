@@ -20,9 +20,12 @@ pub struct ReportArgs {
     /// Check the KAT files in DIR strictly [default: the official answers built into pavelor].
     #[arg(long, value_name = "DIR")]
     kat_dir: Option<PathBuf>,
-    /// Quick run: 3 trials of ~0.1 s per figure and no KAT_2_33 (the report states the method used).
+    /// Quick run, not the NICCS method: 3 trials of ~0.02 s per figure and no KAT_2_33 (the report says so in its first lines).
     #[arg(long)]
     quick: bool,
+    /// Target seconds of one trial (the NICCS harness's T: 0.5 on arm_1, 1 on x86_1) [default: 0.5, or 0.02 with --quick].
+    #[arg(long, value_name = "S", value_parser = parse_trial_seconds)]
+    trial_seconds: Option<f64>,
     /// Trials per figure, each in its own process [default: 5, or 3 with --quick].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
     trials: Option<u32>,
@@ -52,6 +55,15 @@ pub struct ReportArgs {
     timeout: f64,
 }
 
+fn parse_trial_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.001..=60.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a number of seconds between 0.001 and 60"
+        )),
+    }
+}
+
 fn parse_timeout(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if (0.1..=3600.0).contains(&v) => Ok(v),
@@ -72,8 +84,11 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     let mut method = Method::standard();
     if args.quick {
         method.trials = 3;
-        method.target_ns = 100_000_000;
-        method.min_calls = 30;
+        method.trial_target_s = 0.02;
+        method.min_total = 30;
+    }
+    if let Some(t) = args.trial_seconds {
+        method.trial_target_s = t;
     }
     if let Some(t) = args.trials {
         method.trials = t as usize;

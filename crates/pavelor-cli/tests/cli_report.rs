@@ -884,3 +884,81 @@ int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned c
     let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(answer["instance_name"], "A".repeat(64), "{answer}");
 }
+
+/// The NICCS method as a measured library sees it: every timed call hashes
+/// the harness driver's message (byte i = (131 i + n) mod 256), and each
+/// record's calls per trial follow from its calibration by the harness's
+/// rule: min(20000, max(ceil(T / t1), ceil(100 / trials))).
+#[test]
+fn the_measured_message_and_plan_are_the_harness_s() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("messages.bin");
+    // Once per process, a 100-byte message this library is given 20 times
+    // in a row (timed calls; the KAT gate hashes each message once).
+    let top = format!(
+        "#include <string.h>\nstatic int logged, repeats;\nstatic unsigned char last[100];\nstatic void log_msg(const unsigned char *m, unsigned long long n) {{\n    if (logged || n != 800) return;\n    if (memcmp(last, m, 100) == 0) repeats++; else {{ memcpy(last, m, 100); repeats = 1; }}\n    if (repeats < 20) return;\n    logged = 1;\n    FILE *f = fopen(\"{}\", \"ab\");\n    if (f) {{ fwrite(m, 1, 100, f); fclose(f); }}\n}}",
+        log.display()
+    );
+    let src = forwarding_shim(&our_crypthash(), &top, "log_msg(m, n);");
+    let so = cc_shared(dir.path(), "logging", &src);
+    let out = dir.path().join("report");
+    let run = pavelor()
+        .args([
+            "report",
+            "--trials",
+            "2",
+            "--trial-seconds",
+            "0.002",
+            "--sizes",
+            "100",
+            "--no-compare",
+            "--skip-2-33",
+            "--out",
+        ])
+        .arg(&out)
+        .arg("--lib")
+        .arg(format!("logging={}", so.display()))
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let seen = std::fs::read(&log).unwrap();
+    let want: Vec<u8> = (0..100u32).map(|i| ((131 * i + 100) % 256) as u8).collect();
+    assert!(
+        !seen.is_empty() && seen.len().is_multiple_of(100),
+        "{} bytes logged",
+        seen.len()
+    );
+    for chunk in seen.chunks(100) {
+        assert_eq!(chunk, &want[..]);
+    }
+    // Every record: its plan recomputed from its calibration.
+    let mut checked = 0;
+    for entry in std::fs::read_dir(out.join("records")).unwrap() {
+        let path = entry.unwrap().path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if !name.ends_with(".100.json") {
+            continue;
+        }
+        let r = json(&path);
+        let Some(plan) = r.get("plan") else { continue };
+        let t1 = plan["calibration_seconds"].as_f64().unwrap();
+        let iters = plan["iterations_per_trial"].as_u64().unwrap();
+        let want = ((0.002 / t1.max(1e-8)).ceil() as u64).clamp(50, 20_000);
+        assert_eq!(iters, want, "{name}: t1 = {t1}");
+        let trials = r["trials"].as_array().unwrap();
+        assert_eq!(trials.len(), 2, "{name}");
+        for t in trials {
+            assert_eq!(t["calls"].as_u64(), Some(iters), "{name}");
+        }
+        let warmups = plan["warmups"].as_u64().unwrap();
+        assert_eq!(warmups, if t1 < 0.05 { 3 } else { 1 }, "{name}");
+        checked += 1;
+    }
+    assert!(checked >= 2, "records with a plan: {checked}");
+}

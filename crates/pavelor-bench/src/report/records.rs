@@ -49,7 +49,7 @@ struct Record<'a> {
     environment: &'a Environment,
     calibration: &'a crate::worker::TrialResult,
     trials: &'a [crate::worker::TrialResult],
-    calls_per_trial: u64,
+    plan: &'a crate::campaign::Plan,
     n_total: u64,
     mean_cycles: f64,
     cycles_per_byte: f64,
@@ -123,8 +123,8 @@ pub fn write(config: &Config, c: &Campaign) -> Result<(), String> {
             library,
             message_bytes: m.size,
             input: format!(
-                "first {} bytes of get_random_number of the ICCS SM3 DRNG seeded with 'PAVBENCH' x 8; one-shot hash per call",
-                m.size
+                "{} bytes, byte i = (131 * i + {}) mod 256 (the NICCS driver's message); one-shot hash per call",
+                m.size, m.size
             ),
             counter: m.counter(),
             counter_unit: m.counter().unit(),
@@ -135,7 +135,7 @@ pub fn write(config: &Config, c: &Campaign) -> Result<(), String> {
             environment: &c.environment,
             calibration: &m.calibration,
             trials: &m.trials,
-            calls_per_trial: m.calls_per_trial,
+            plan: &m.plan,
             n_total: m.total_calls(),
             mean_cycles: m.mean_cycles(),
             cycles_per_byte: m.cycles_per_byte(),

@@ -20,10 +20,12 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
     let _ = writeln!(s, "## 4. Performance\n");
     let _ = writeln!(
         s,
-        "Mean over all timed calls of {} trials, each in its own process pinned to the core of section 2; calls per trial chosen from a calibration run to total ≈ {:.1} s and ≥ {} calls. C libraries are called through the ICCS `CryptHash` ABI (a function pointer from `dlsym`, one call per hash), Rust backends through the one-shot Rust API, with the same messages, counters and trial method. \"{u}\" is the counter named in section 2. MB/s = 10^6 bytes/s.\n",
+        "Mean over all timed calls of {} trials, each in its own process pinned to the core of section 2; calls per trial planned from one cold call in a calibration process as the NICCS harness plans them (≈ {} s per trial, ≥ {} calls in all, ≤ {} per trial, {} s per operation; see docs/method.md). C libraries are called through the ICCS `CryptHash` ABI (a function pointer from `dlsym`, one call per hash), Rust backends through the one-shot Rust API, with the same messages, counters and trial method. \"{u}\" is the counter named in section 2. MB/s = 10^6 bytes/s.\n",
         config.method.trials,
-        config.method.target_ns as f64 / 1e9,
-        config.method.min_calls
+        config.method.trial_target_s,
+        config.method.min_total,
+        config.method.max_iters_per_trial,
+        config.method.op_budget_s
     );
     for alg in Algorithm::ALL {
         let _ = writeln!(s, "### {alg}\n\n![{alg} {u}/byte](./{})\n", chart_name(alg));
@@ -110,7 +112,7 @@ fn perf_table(s: &mut String, ctx: &Ctx<'_>, row: &Row<'_>) {
                 m.mb_per_s(),
                 m.total_calls(),
                 m.trials.len(),
-                m.calls_per_trial,
+                m.plan.iterations_per_trial,
                 record_name(m)
             );
         } else if let Some(f) = row.failure_at(size) {
