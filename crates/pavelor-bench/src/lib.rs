@@ -3,6 +3,7 @@
 //! processes, one JSON record per figure, and the §3.5 report.
 //!
 //! * [`clock`] — cycle and time sources; [`hw`] — tick counter and AES probe.
+//! * [`host`] — the NICCS harness's host checks (fixed clock, SMT, counter).
 //! * [`ops`] — what is measured (Pavelor per backend, comparison hashes).
 //! * [`worker`] — the measured process (one trial).
 //! * [`library`] — C `CryptHash` libraries: identity, gate, isolation
@@ -17,6 +18,7 @@ pub mod chart;
 pub mod clock;
 pub mod elf;
 pub mod env;
+pub mod host;
 pub mod hw;
 pub mod isolate;
 pub mod library;

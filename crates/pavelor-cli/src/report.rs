@@ -38,6 +38,9 @@ pub struct ReportArgs {
     /// Use the time-stamp counter even where the hardware cycle counter is available.
     #[arg(long)]
     ticks: bool,
+    /// Refuse to measure if the host checks find a problem (clock not fixed, turbo, SMT sibling, no cycle counter), as the NICCS harness does [default: measure and list the problems at the top of the report].
+    #[arg(long)]
+    require_fixed_host: bool,
     /// Skip the 3 x 1 GiB messages of KAT_2_33.
     #[arg(long)]
     skip_2_33: bool,
@@ -130,6 +133,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
         kat_2_33: !(args.skip_2_33 || args.quick),
         command_line: std::env::args().collect(),
         measured_exe: exe,
+        require_fixed_host: args.require_fixed_host,
     };
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut progress = |p: Progress<'_>| match p {

@@ -962,3 +962,67 @@ fn the_measured_message_and_plan_are_the_harness_s() {
     }
     assert!(checked >= 2, "records with a plan: {checked}");
 }
+
+/// The NICCS harness's host checks: `--require-fixed-host` refuses an
+/// unfixed host before measuring, naming every problem; by default the
+/// same problems head the report. (Either branch is asserted: a fixed
+/// host measures under both and its report lists no problem.)
+#[test]
+fn host_checks_refuse_or_head_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let strict = dir.path().join("strict");
+    let args = [
+        "report",
+        "--quick",
+        "--trials",
+        "1",
+        "--sizes",
+        "32",
+        "--no-compare",
+        "--out",
+    ];
+    let run = pavelor()
+        .args(args)
+        .arg(&strict)
+        .arg("--require-fixed-host")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    let lenient = dir.path().join("lenient");
+    let ok = pavelor().args(args).arg(&lenient).output().unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let page = std::fs::read_to_string(lenient.join("report.md")).unwrap();
+    let checks = json(&lenient.join("records/host-checks.json"));
+    let problems: Vec<String> = checks[0]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(checks[0]["phase"], "measure");
+    if run.status.success() {
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(!page.contains("Host not fixed"));
+    } else {
+        assert_eq!(run.status.code(), Some(1));
+        assert!(
+            stderr.contains("refusing to measure on an unfixed host"),
+            "{stderr}"
+        );
+        assert!(!strict.join("report.md").exists(), "nothing measured");
+        assert!(!problems.is_empty());
+        let head: String = page.lines().take(20).collect::<Vec<_>>().join("\n");
+        assert!(head.contains("**Host not fixed.**"), "{head}");
+        for p in &problems {
+            assert!(stderr.contains(p.as_str()), "{p} not in: {stderr}");
+            assert!(
+                head.contains(p.as_str()),
+                "{p} not in the report's first lines"
+            );
+        }
+    }
+}

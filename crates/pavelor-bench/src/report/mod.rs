@@ -29,6 +29,7 @@ use pavelor::Algorithm;
 use crate::campaign::{Measurement, Method, WorkerCommand, measure};
 use crate::elf::{StaticSize, static_size};
 use crate::env::{Environment, collect};
+use crate::host::{self, HostCheck, HostProblem};
 use crate::library::LibSpec;
 use crate::library::gate::{self, GateConfig, LibGate, LibStatus};
 use crate::ops::{Operation, Subject};
@@ -85,6 +86,10 @@ pub struct Config {
     pub command_line: Vec<String>,
     /// The executable whose code is measured (for static memory).
     pub measured_exe: PathBuf,
+    /// Refuse to measure when the host checks find a problem, as the NICCS
+    /// harness does (by default pavelor measures and lists the problems at
+    /// the top of the report).
+    pub require_fixed_host: bool,
 }
 
 /// Progress events for a front end.
@@ -132,6 +137,10 @@ pub struct Campaign {
     pub emulated: bool,
     /// What validation did to the output directory (stale records removed).
     pub notes: Vec<String>,
+    /// The host checks, at the start and at the end of the measurements.
+    pub host_checks: Vec<HostCheck>,
+    /// The problems of the first check, with which check found them.
+    pub host_problems: Vec<HostProblem>,
 }
 
 impl Campaign {
@@ -160,6 +169,16 @@ pub fn utc_now() -> String {
 /// the top), so check [`Campaign::failed`].
 pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Campaign, String> {
     let notes = validate::validate(config)?;
+    let cpu = config.method.cpu.unwrap_or(0);
+    let (first_check, host_problems) = host::check("measure", cpu);
+    if config.require_fixed_host && !host_problems.is_empty() {
+        let list: Vec<&str> = host_problems.iter().map(|p| p.text.as_str()).collect();
+        return Err(format!(
+            "refusing to measure on an unfixed host (--require-fixed-host): {}",
+            list.join("; ")
+        ));
+    }
+    let mut host_checks = vec![first_check];
     let started = utc_now();
     progress(Progress::Phase("environment and AES probe", 1));
     let environment = collect(config.method.cpu);
@@ -207,6 +226,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
             }),
         }
     }
+    host_checks.push(host::check("measure-end", cpu).0);
     let campaign = Campaign {
         started,
         finished: utc_now(),
@@ -220,6 +240,8 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
         static_size: static_size(&config.measured_exe).ok(),
         emulated: crate::env::emulated(),
         notes,
+        host_checks,
+        host_problems,
     };
     records::write(config, &campaign)?;
     Ok(campaign)

@@ -155,6 +155,7 @@ pub fn write(config: &Config, c: &Campaign) -> Result<(), String> {
     }
     write_file(dir, "records/kat.json", &json(&c.kat)?)?;
     write_file(dir, "records/environment.json", &json(&c.environment)?)?;
+    write_file(dir, "records/host-checks.json", &json(&c.host_checks)?)?;
     if let Some(p) = &c.probe {
         write_file(dir, "records/aes-probe.json", &json(p)?)?;
     }

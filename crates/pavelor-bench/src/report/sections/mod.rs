@@ -48,6 +48,17 @@ pub fn header(s: &mut String, ctx: &Ctx<'_>) {
             "**RESULT: PASS** — every KAT run passed and every figure was measured.\n"
         );
     }
+    if !c.host_problems.is_empty() {
+        let _ = writeln!(
+            s,
+            "> **Host not fixed.** The NICCS harness would refuse to measure here (`--require-fixed-host` does); the figures below may drift with the clock:"
+        );
+        for p in &c.host_problems {
+            let mark = if p.ours { " (pavelor's own check)" } else { "" };
+            let _ = writeln!(s, "> - {}{mark}", p.text);
+        }
+        s.push('\n');
+    }
     let m = &ctx.config.method;
     if !m.is_niccs() {
         let _ = writeln!(
