@@ -179,6 +179,44 @@ pub struct Measurement {
     pub trials: Vec<TrialResult>,
     /// The command line of the first trial (the spec varies only in `calls`).
     pub command_line: Vec<String>,
+    /// Wall time of each trial process, seconds, as the parent saw it.
+    #[serde(default)]
+    pub trial_wall_s: Vec<f64>,
+    /// When the figure's calibration started and its last trial ended, UTC.
+    #[serde(default)]
+    pub started_utc: String,
+    /// See `started_utc`.
+    #[serde(default)]
+    pub ended_utc: String,
+    /// The 1, 5 and 15 minute load averages before the calibration.
+    #[serde(default)]
+    pub load_average_start: Vec<f64>,
+    /// The load averages after the last trial.
+    #[serde(default)]
+    pub load_average_end: Vec<f64>,
+}
+
+/// UTC now in the harness's form (Python's `isoformat()` of an aware
+/// datetime: `2026-09-28T15:05:46.790099+00:00`).
+pub fn utc_iso() -> String {
+    let t = humantime::format_rfc3339_micros(std::time::SystemTime::now()).to_string();
+    match t.strip_suffix('Z') {
+        Some(base) => format!("{base}+00:00"),
+        None => t,
+    }
+}
+
+/// The 1, 5 and 15 minute load averages (`/proc/loadavg`; empty where
+/// there is none).
+pub fn load_average() -> Vec<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| {
+            s.split_whitespace()
+                .take(3)
+                .filter_map(|v| v.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 impl Measurement {
@@ -320,6 +358,8 @@ pub fn measure(
     size: usize,
 ) -> Result<Measurement, String> {
     let what = || format!("{} at {size} B", subject.id());
+    let started_utc = utc_iso();
+    let load_average_start = load_average();
     let mut spec = TrialSpec {
         op: subject.id(),
         size,
@@ -341,6 +381,11 @@ pub fn measure(
             calibration,
             plan,
             command_line: cal_command,
+            trial_wall_s: vec![cal_wall],
+            started_utc,
+            ended_utc: utc_iso(),
+            load_average_start,
+            load_average_end: load_average(),
         });
     }
     spec.calls = plan.iterations_per_trial;
@@ -357,13 +402,15 @@ pub fn measure(
     };
     let limit = limit_of(limit, &what)?;
     let mut trials = Vec::with_capacity(plan.trials as usize);
+    let mut trial_wall_s = Vec::with_capacity(plan.trials as usize);
     let mut command_line = Vec::new();
     for _ in 0..plan.trials {
-        let (t, cl, _) = run_worker(worker, &spec, limit)?;
+        let (t, cl, wall) = run_worker(worker, &spec, limit)?;
         if command_line.is_empty() {
             command_line = cl;
         }
         trials.push(t);
+        trial_wall_s.push(wall);
     }
     Ok(Measurement {
         op: subject.id(),
@@ -372,6 +419,11 @@ pub fn measure(
         plan,
         trials,
         command_line,
+        trial_wall_s,
+        started_utc,
+        ended_utc: utc_iso(),
+        load_average_start,
+        load_average_end: load_average(),
     })
 }
 
@@ -438,6 +490,11 @@ mod tests {
             plan: Method::standard().plan(1e-4, 1e-3),
             trials: probes.iter().map(|&p| trial(p)).collect(),
             command_line: Vec::new(),
+            trial_wall_s: Vec::new(),
+            started_utc: String::new(),
+            ended_utc: String::new(),
+            load_average_start: Vec::new(),
+            load_average_end: Vec::new(),
         };
         assert_eq!(
             m(&[Some(0.31), Some(0.29), Some(0.30)]).trial_aes_per_round(),

@@ -113,8 +113,9 @@ impl HostFacts {
 
 /// 21 windows of 50 ms of user-mode cycles over `CLOCK_MONOTONIC_RAW`
 /// after one untimed window (the harness's `clockprobe 21 50`): (min, max,
-/// interquartile range, median) of the clock, Hz.
-fn clock_spread(mut counter: CycleCounter) -> Option<(f64, f64, f64, f64)> {
+/// interquartile range, median) of the clock, Hz. Run on the CPU the
+/// caller is pinned to.
+pub(crate) fn clock_spread(mut counter: CycleCounter) -> Option<(f64, f64, f64, f64)> {
     let window = |counter: &mut CycleCounter| {
         let (t0, c0) = (monotonic_raw_ns(), counter.read());
         let mut x = 0u64;
@@ -224,6 +225,115 @@ pub fn cpu_in_list(cpu: usize, list: &str) -> bool {
             None => part.parse::<usize>() == Ok(cpu),
         }
     })
+}
+
+/// The machine as the harness's `campaign.json` and records describe it
+/// (`environment_at_start`, `environment`): its keys in its order, sysfs
+/// values as the raw strings, `null` where this machine has no such thing.
+/// The core clock is measured with the cycle counter (pinned to `cpu`, about
+/// a second) where there is one.
+pub fn niccs_environment(cpu: usize) -> Vec<(&'static str, serde_json::Value)> {
+    use serde_json::Value;
+    let s = |v: Option<String>| v.map_or(Value::Null, Value::String);
+    let cpufreq = format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq");
+    let cpuinfo = read("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == "model name").then(|| v.trim().to_string())
+        })
+        .or_else(|| Some(crate::env::collect(Some(cpu)).cpu_model));
+    let machine = read("/sys/firmware/devicetree/base/model")
+        .map(|m| m.trim_end_matches('\0').to_string())
+        .or_else(|| read("/sys/class/dmi/id/product_name"));
+    let memory_total_kib = read("/proc/meminfo").and_then(|m| {
+        m.lines()
+            .find(|l| l.starts_with("MemTotal:"))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+    });
+    let os = read("/etc/os-release").and_then(|s| {
+        s.lines().find_map(|l| {
+            l.strip_prefix("PRETTY_NAME=")
+                .map(|v| v.trim_matches('"').to_string())
+        })
+    });
+    let clock = {
+        let counter = CycleCounter::open(false);
+        (counter.kind() == CounterKind::PerfCycles && crate::worker::pin(cpu).is_ok())
+            .then(|| clock_spread(counter))
+            .flatten()
+    };
+    let hz = |v: Option<f64>| v.map_or(Value::Null, |v| Value::from(v.round() as u64));
+    vec![
+        ("hostname", s(read("/proc/sys/kernel/hostname"))),
+        ("architecture", Value::from(std::env::consts::ARCH)),
+        ("cpu_model", s(cpu_model)),
+        ("machine", s(machine)),
+        ("cpu_number", Value::from(cpu)),
+        (
+            "logical_cpus_online",
+            s(read("/sys/devices/system/cpu/online")),
+        ),
+        (
+            "virtualized",
+            Value::from(cpuinfo.split_whitespace().any(|w| w == "hypervisor")),
+        ),
+        (
+            "memory_total_kib",
+            memory_total_kib.map_or(Value::Null, Value::from),
+        ),
+        ("os", s(os)),
+        ("kernel", s(read("/proc/sys/kernel/osrelease"))),
+        ("compiler", Value::from(env!("PAVELOR_BUILD_RUSTC"))),
+        ("cmake", Value::Null),
+        ("python", Value::Null),
+        (
+            "perf_event_paranoid",
+            s(read("/proc/sys/kernel/perf_event_paranoid")),
+        ),
+        (
+            "cpufreq_governor",
+            s(read(&format!("{cpufreq}/scaling_governor"))),
+        ),
+        (
+            "cpufreq_driver",
+            s(read(&format!("{cpufreq}/scaling_driver"))),
+        ),
+        (
+            "cpufreq_min_khz",
+            s(read(&format!("{cpufreq}/scaling_min_freq"))),
+        ),
+        (
+            "cpufreq_max_khz",
+            s(read(&format!("{cpufreq}/scaling_max_freq"))),
+        ),
+        (
+            "cpufreq_avg_khz",
+            s(read(&format!("{cpufreq}/cpuinfo_avg_freq"))),
+        ),
+        (
+            "intel_pstate_no_turbo",
+            s(read("/sys/devices/system/cpu/intel_pstate/no_turbo")),
+        ),
+        (
+            "cpufreq_boost",
+            s(read("/sys/devices/system/cpu/cpufreq/boost")),
+        ),
+        (
+            "smt_control",
+            s(read("/sys/devices/system/cpu/smt/control")),
+        ),
+        ("core_clock_hz", hz(clock.map(|c| c.3))),
+        ("core_clock_min_hz", hz(clock.map(|c| c.0))),
+        ("core_clock_max_hz", hz(clock.map(|c| c.1))),
+        (
+            "core_clock_mhz",
+            clock.map_or(Value::Null, |c| {
+                Value::from(50 * (c.3 / 50e6).round_ties_even() as u64)
+            }),
+        ),
+    ]
 }
 
 /// Checks the host for `cpu` now, as the `phase` of a campaign.

@@ -11,6 +11,7 @@
 //! * [`campaign`] — calibration, trials, aggregation.
 //! * [`report`] — the report job: KATs, measurements, `report.md`, records, charts.
 //! * [`quick`] — `pavelor bench`: everything side by side in one process.
+//! * [`niccs`] — datasets in the NICCS harness's layout: schema, page, checks.
 
 pub mod cabi;
 pub mod campaign;
@@ -22,6 +23,7 @@ pub mod host;
 pub mod hw;
 pub mod isolate;
 pub mod library;
+pub mod niccs;
 pub mod ops;
 pub mod output;
 pub mod quick;

@@ -38,6 +38,15 @@ pub struct ReportArgs {
     /// Use the time-stamp counter even where the hardware cycle counter is available.
     #[arg(long)]
     ticks: bool,
+    /// Check a report directory's NICCS datasets (OUT/niccs/<id>/), or one harness dataset directory, by the rules of the harness's validator, without measuring; exit 1 naming the first problem.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["quick", "libs", "kat_dir", "sizes", "trials"])]
+    check: Option<PathBuf>,
+    /// The system id of the NICCS dataset in OUT/niccs/ (letters, digits, '_', '-', '.') [default: the host name].
+    #[arg(long, value_name = "ID", value_parser = parse_system_id)]
+    system_id: Option<String>,
+    /// The implementation OUT/niccs/ describes: a --lib NAME or a backend [default: --baseline, else the first --lib, else the fastest backend].
+    #[arg(long, value_name = "NAME")]
+    niccs_subject: Option<String>,
     /// Refuse to measure if the host checks find a problem (clock not fixed, turbo, SMT sibling, no cycle counter), as the NICCS harness does [default: measure and list the problems at the top of the report].
     #[arg(long)]
     require_fixed_host: bool,
@@ -56,6 +65,83 @@ pub struct ReportArgs {
     /// Seconds a library probe, bad-input check or calibration run may take before it counts as hung.
     #[arg(long, value_name = "S", default_value_t = 60.0, value_parser = parse_timeout)]
     timeout: f64,
+}
+
+/// `pavelor report --check DIR`: every dataset under `DIR/niccs/`, or
+/// `DIR` itself when it is one (it holds a `campaign.json`).
+fn check(dir: &std::path::Path) -> ExitCode {
+    let datasets: Vec<PathBuf> = if dir.join("campaign.json").is_file() {
+        vec![dir.to_path_buf()]
+    } else {
+        match std::fs::read_dir(dir.join("niccs")) {
+            Ok(entries) => {
+                let mut v: Vec<PathBuf> = entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.join("campaign.json").is_file())
+                    .collect();
+                v.sort();
+                v
+            }
+            Err(e) => {
+                errln!("report --check: {}: {e}", dir.join("niccs").display());
+                return ExitCode::FAILURE;
+            }
+        }
+    };
+    if datasets.is_empty() {
+        errln!(
+            "report --check: {}: no NICCS dataset (no campaign.json in it or under niccs/)",
+            dir.display()
+        );
+        return ExitCode::FAILURE;
+    }
+    for d in &datasets {
+        match pavelor_bench::niccs::check(d) {
+            Ok(summary) => {
+                if let Err(e) = outln!("{summary}") {
+                    return crate::output::finish(Err(e));
+                }
+            }
+            Err(problem) => {
+                errln!("report --check: {}: {problem}", d.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn parse_system_id(s: &str) -> Result<String, String> {
+    let ok = !s.is_empty()
+        && s.len() <= 64
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
+        && !s.starts_with('.');
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "'{s}' is not a system id (1 to 64 letters, digits, '_', '-' or '.', not starting with '.')"
+        ))
+    }
+}
+
+/// The host name, reduced to what a system id may hold.
+fn default_system_id() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let id: String = host
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if id.is_empty() { "local".into() } else { id }
 }
 
 fn parse_trial_seconds(s: &str) -> Result<f64, String> {
@@ -77,6 +163,9 @@ fn parse_timeout(s: &str) -> Result<f64, String> {
 }
 
 pub fn run(args: &ReportArgs) -> ExitCode {
+    if let Some(dir) = &args.check {
+        return check(dir);
+    }
     let exe = match std::env::current_exe() {
         Ok(p) => p,
         Err(e) => {
@@ -134,6 +223,8 @@ pub fn run(args: &ReportArgs) -> ExitCode {
         command_line: std::env::args().collect(),
         measured_exe: exe,
         require_fixed_host: args.require_fixed_host,
+        system_id: args.system_id.clone().unwrap_or_else(default_system_id),
+        niccs_subject: args.niccs_subject.clone(),
     };
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut progress = |p: Progress<'_>| match p {

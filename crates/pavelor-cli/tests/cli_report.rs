@@ -1026,3 +1026,96 @@ fn host_checks_refuse_or_head_the_report() {
         }
     }
 }
+
+/// `OUT/niccs/<system id>/` is a dataset in the NICCS harness's layout that
+/// `report --check` (the harness validator's rules) accepts; changing a
+/// trial, a KAT log or a derived figure, one at a time, is caught.
+#[test]
+fn the_niccs_dataset_passes_the_check_and_tampering_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    let run = pavelor()
+        .args([
+            "report",
+            "--quick",
+            "--trials",
+            "1",
+            "--sizes",
+            "32,1024",
+            "--no-compare",
+            "--system-id",
+            "ci_1",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let ds = out.join("niccs/ci_1");
+    for f in ["campaign.json", "build.json", "kat/hash-22/Pavelor-512.log"] {
+        assert!(ds.join(f).is_file(), "{f}");
+    }
+    let record = ds.join("records/hash-22/Pavelor-768__hash_1024.json");
+    let r = json(&record);
+    assert_eq!(r["schema"], 2);
+    assert_eq!(r["trials"].as_array().map(Vec::len), Some(1));
+    assert_eq!(r["input_bytes"], 1024);
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert!(!text.contains("\"/"), "an absolute path in {text}");
+    let check = |what: &str| {
+        let o = pavelor()
+            .arg("report")
+            .arg("--check")
+            .arg(&out)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            format!("{what}: {}", String::from_utf8_lossy(&o.stderr)),
+        )
+    };
+    let (code, msg) = check("untouched");
+    assert_eq!(code, Some(0), "{msg}");
+
+    // Replaces the first line that starts with `prefix` (after indent).
+    let tamper = |path: &std::path::Path, prefix: &str, to: &str| {
+        let orig = std::fs::read_to_string(path).unwrap();
+        let mut done = false;
+        let changed: Vec<String> = orig
+            .lines()
+            .map(|l| {
+                if !done && l.trim_start().starts_with(prefix) {
+                    done = true;
+                    to.to_string()
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect();
+        assert!(done, "{prefix} not in {}", path.display());
+        std::fs::write(path, changed.join("\n") + "\n").unwrap();
+        orig
+    };
+    // A trial's time.
+    let orig = tamper(&record, "\"seconds\":", "    \"seconds\": 1.5,");
+    let (code, msg) = check("trial");
+    assert_eq!(code, Some(1), "{msg}");
+    std::fs::write(&record, &orig).unwrap();
+    // A derived figure.
+    let orig = tamper(&record, "\"mean_seconds\":", " \"mean_seconds\": 0.5,");
+    let (code, msg) = check("mean_seconds");
+    assert_eq!(code, Some(1), "{msg}");
+    std::fs::write(&record, &orig).unwrap();
+    // A KAT log.
+    let log = ds.join("kat/hash-22/Pavelor-1024.log");
+    let orig = tamper(&log, "RESULT", "RESULT hash-22 Pavelor-1024 MISMATCH ");
+    let (code, msg) = check("kat log");
+    assert_eq!(code, Some(1), "{msg}");
+    std::fs::write(&log, &orig).unwrap();
+    let (code, msg) = check("restored");
+    assert_eq!(code, Some(0), "{msg}");
+}

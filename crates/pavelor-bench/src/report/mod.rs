@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 pub mod charts;
+pub mod dataset;
 pub mod kat;
 pub mod probe;
 pub mod records;
@@ -90,6 +91,12 @@ pub struct Config {
     /// harness does (by default pavelor measures and lists the problems at
     /// the top of the report).
     pub require_fixed_host: bool,
+    /// The system id of the NICCS dataset (`campaign.json` `system_id`).
+    pub system_id: String,
+    /// The implementation the NICCS dataset describes: a `--lib` NAME or a
+    /// backend [default: the `--baseline`, else the first `--lib`, else the
+    /// best backend].
+    pub niccs_subject: Option<String>,
 }
 
 /// Progress events for a front end.
@@ -141,6 +148,14 @@ pub struct Campaign {
     pub host_checks: Vec<HostCheck>,
     /// The problems of the first check, with which check found them.
     pub host_problems: Vec<HostProblem>,
+    /// Start and end in the harness's time form.
+    pub started_iso: String,
+    /// See `started_iso`.
+    pub finished_iso: String,
+    /// The machine in the harness's `environment` form, at the start.
+    pub niccs_environment_start: Vec<(&'static str, serde_json::Value)>,
+    /// The same at the end.
+    pub niccs_environment_end: Vec<(&'static str, serde_json::Value)>,
 }
 
 impl Campaign {
@@ -178,8 +193,11 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
             list.join("; ")
         ));
     }
+    dataset::NiccsSubject::of(config)?;
     let mut host_checks = vec![first_check];
     let started = utc_now();
+    let started_iso = crate::campaign::utc_iso();
+    let niccs_environment_start = host::niccs_environment(cpu);
     progress(Progress::Phase("environment and AES probe", 1));
     let environment = collect(config.method.cpu);
     let probe = aes_probe(config.method.force_ticks);
@@ -227,6 +245,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
         }
     }
     host_checks.push(host::check("measure-end", cpu).0);
+    let niccs_environment_end = host::niccs_environment(cpu);
     let campaign = Campaign {
         started,
         finished: utc_now(),
@@ -242,6 +261,10 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
         notes,
         host_checks,
         host_problems,
+        started_iso,
+        finished_iso: crate::campaign::utc_iso(),
+        niccs_environment_start,
+        niccs_environment_end,
     };
     records::write(config, &campaign)?;
     Ok(campaign)
