@@ -13,6 +13,8 @@ use std::thread;
 
 use pavelor::DynHasher;
 
+use super::parallel::fill_up;
+
 /// Bytes per buffer: large enough that a read and a channel message cost
 /// little per byte, small enough that a buffer stays in the L2 cache of
 /// most cores.
@@ -39,7 +41,7 @@ pub fn hash_rest<R: Read + Send>(hasher: &mut DynHasher, input: &mut R) -> io::R
             // Ends when the input ends or fails, or when the hasher hangs
             // up (its receiver or sender dropped).
             while let Ok(mut buf) = empty_rx.recv() {
-                let result = fill(input, &mut buf);
+                let result = fill_up(input, &mut buf, 0);
                 let last = !matches!(result, Ok(n) if n > 0);
                 if filled_tx.send(result.map(|n| (buf, n))).is_err() || last {
                     return;
@@ -61,21 +63,6 @@ pub fn hash_rest<R: Read + Send>(hasher: &mut DynHasher, input: &mut R) -> io::R
             let _ = empty_tx.send(buf);
         }
     })
-}
-
-/// Reads into `buf` until it is full or the input ends: the bytes read
-/// (`0` only at the end of the input).
-fn fill<R: Read>(input: &mut R, buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match input.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 #[cfg(test)]

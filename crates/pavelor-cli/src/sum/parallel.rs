@@ -193,10 +193,15 @@ fn worker(shared: &Shared, tx: &mpsc::Sender<(usize, Outcome)>) {
     }
 }
 
-/// Reads into `buf` until it is full or the file ends; the new fill.
-fn fill_up(file: &mut File, buf: &mut [u8], mut fill: usize) -> io::Result<usize> {
+/// Reads into `buf[fill..]` until it is full or the input ends; the new
+/// fill (`fill` itself only at the end of the input).
+pub(super) fn fill_up<R: Read>(
+    input: &mut R,
+    buf: &mut [u8],
+    mut fill: usize,
+) -> io::Result<usize> {
     while fill < buf.len() {
-        match file.read(&mut buf[fill..]) {
+        match input.read(&mut buf[fill..]) {
             Ok(0) => break,
             Ok(n) => fill += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
