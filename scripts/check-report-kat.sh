@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Checks the KAT section of a `pavelor report` (report.md, section 3):
-# the verdict at the top is PASS, the section has KAT rows, and every row
-# is PASS (a KAT_2_33 row may be NOT RUN: --quick leaves the 3 x 1 GiB
-# messages out). Prints the rows it counted; exits 1 otherwise.
+# Checks the KAT sections of a `pavelor report` (report.md): the verdict at
+# the top is PASS; section 3 (the NICCS page's, one row per instance of the
+# campaign's subject) has a row for each of the three instances, all PASS;
+# section 10 (pavelor's, one row per KAT file and backend or library) has
+# KAT rows and every one is PASS (a KAT_2_33 row may be NOT RUN: --quick
+# leaves the 3 x 1 GiB messages out). Prints the rows it counted; exits 1
+# otherwise.
 #
 #   scripts/check-report-kat.sh report/report.md
 set -euo pipefail
@@ -11,8 +14,16 @@ fail() { echo "check-report-kat: $report: $*" >&2; exit 1; }
 
 [ -s "$report" ] || fail "missing or empty"
 grep -q '^\*\*RESULT: PASS\*\*' "$report" || fail "the verdict at the top is not RESULT: PASS"
-rows=$(awk '/^## 3\./ { in3 = 1; next } /^## / { in3 = 0 } in3 && /^\| Pavelor-/' "$report")
-[ -n "$rows" ] || fail "section 3 has no KAT rows"
+
+section() { awk -v n="$1" '$0 ~ "^## " n "\\." { in_s = 1; next } /^## / { in_s = 0 } in_s' "$report"; }
+
+niccs=$(section 3 | grep '^| `Pavelor-' || true)
+[ "$(printf '%s\n' "$niccs" | grep -c '| PASS |$' || true)" -eq 3 ] ||
+    fail "section 3 does not say PASS for the three instances:
+$niccs"
+
+rows=$(section 10 | grep '^| Pavelor-' || true)
+[ -n "$rows" ] || fail "section 10 has no KAT rows"
 bad=$(printf '%s\n' "$rows" \
     | grep -v '| \*\*PASS\*\* |' \
     | grep -v '| KAT_2_33_[^|]*| [^|]*| \*\*NOT RUN\*\*' || true)
@@ -21,4 +32,4 @@ $bad"
 pass=$(printf '%s\n' "$rows" | grep -c '| \*\*PASS\*\* |')
 # At least the nine default files (2_12, 2_23, Loop x 3 instances) must have passed.
 [ "$pass" -ge 9 ] || fail "only $pass KAT rows passed"
-echo "check-report-kat: $report: $pass KAT rows PASS, $(printf '%s\n' "$rows" | grep -c 'NOT RUN' || true) NOT RUN (KAT_2_33)"
+echo "check-report-kat: $report: section 3 PASS for 3 instances; section 10: $pass KAT rows PASS, $(printf '%s\n' "$rows" | grep -c 'NOT RUN' || true) NOT RUN (KAT_2_33)"

@@ -67,6 +67,14 @@ pub struct PageContext {
     pub scripts_line: String,
     /// Known KAT issues (only those with `id == candidate` apply).
     pub kat_issues: Vec<KatIssue>,
+    /// §1's "Implementation versions measured", where report.py's rule
+    /// (a label ending in `-avx2` is "optimized (AVX2)", any other
+    /// "reference") does not describe the implementation: pavelor's pages
+    /// name their subject. `None`: report.py's rule.
+    pub versions: Option<String>,
+    /// §3's first sentence, where the KATs were checked otherwise than by
+    /// the harness's manifest. `None`: the harness's sentence.
+    pub kat_intro: Option<String>,
 }
 
 impl PageContext {
@@ -91,6 +99,8 @@ impl PageContext {
                  `performance/hashprof/` in the [harness]({HARNESS_URL})."
             ),
             kat_issues: Vec::new(),
+            versions: None,
+            kat_intro: None,
         }
     }
 }
@@ -491,7 +501,7 @@ pub fn render_page(ds: &Dataset, ctx: &PageContext) -> String {
         format!("- Algorithm: {}", ctx.algorithm_name),
         format!(
             "- Implementation versions measured: {}",
-            versions.join(", ")
+            ctx.versions.clone().unwrap_or_else(|| versions.join(", "))
         ),
         format!("- Parameter sets: {}", params.join(", ")),
         String::new(),
@@ -538,10 +548,12 @@ pub fn render_page(ds: &Dataset, ctx: &PageContext) -> String {
     lines.extend([
         "## 3. Functional testing (KAT)".to_string(),
         String::new(),
-        format!(
-            "Each library was checked against the submitted KAT vectors (SHA-256 manifest \
-             `{cand}/kat.sha256` in the harness) before timing."
-        ),
+        ctx.kat_intro.clone().unwrap_or_else(|| {
+            format!(
+                "Each library was checked against the submitted KAT vectors (SHA-256 manifest \
+                 `{cand}/kat.sha256` in the harness) before timing."
+            )
+        }),
         String::new(),
         "| instance | build flags | KAT |".to_string(),
         "|---|---|---|".to_string(),

@@ -65,6 +65,16 @@ impl NiccsSubject {
         }
     }
 
+    /// What the page's §1 says was measured.
+    pub fn describe(&self) -> String {
+        match self {
+            NiccsSubject::Backend(b) => {
+                format!("pavelor's Rust `{}` backend (its one-shot API)", b.name())
+            }
+            NiccsSubject::Library(n) => format!("the ICCS `CryptHash` library `{n}` (`--lib`)"),
+        }
+    }
+
     /// The record's `variant`.
     fn variant(&self) -> String {
         match self {

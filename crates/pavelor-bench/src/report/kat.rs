@@ -1,4 +1,4 @@
-//! Functional testing of the Rust backends (report section 3).
+//! Functional testing of the Rust backends (report sections 3 and 10).
 
 use pavelor::{Algorithm, Backend};
 use pavelor_kat::official;

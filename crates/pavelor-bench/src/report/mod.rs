@@ -33,6 +33,7 @@ use crate::env::{Environment, collect};
 use crate::host::{self, HostCheck, HostProblem};
 use crate::library::LibSpec;
 use crate::library::gate::{self, GateConfig, LibGate, LibStatus};
+use crate::niccs;
 use crate::ops::{Operation, Subject};
 
 pub use kat::KatResult;
@@ -324,17 +325,55 @@ fn emulated_worker(worker: &WorkerCommand) -> WorkerCommand {
     }
 }
 
-/// The report text.
-pub fn markdown(config: &Config, c: &Campaign) -> String {
+/// How pavelor's page differs from the harness's in what the dataset does
+/// not say: its system, links, evidence paths and subject.
+fn page_context(config: &Config) -> niccs::PageContext {
+    let system = config.system_id.as_str();
+    let mut ctx =
+        niccs::PageContext::harness(system, niccs::architecture_wording(std::env::consts::ARCH));
+    ctx.summary_link = format!("./niccs/{system}/campaign.json");
+    ctx.method_link = "#11-performance-side-by-side-beyond-the-guide".into();
+    ctx.evidence_intro = format!(
+        "Paths are relative to `niccs/{system}/` beside this page, a dataset in the NICCS harness's layout (`pavelor report --check` checks it); each JSON file records its commands, environment and trials."
+    );
+    ctx.scripts_line = format!(
+        "Measured by `pavelor report` {}; the method is described in the pavelor repository's `docs/method.md`.",
+        env!("CARGO_PKG_VERSION")
+    );
+    ctx.versions = dataset::NiccsSubject::of(config).ok().map(|s| s.describe());
+    ctx.kat_intro = Some(
+        "Each instance was checked before timing against the official ICCS KAT answers, every record by pavelor's strict verifier; each instance's KAT log (section 7) lists the files checked, and section 10 has every backend's and library's."
+            .into(),
+    );
+    ctx
+}
+
+/// The report text: the NICCS page of the campaign's subject (sections
+/// 1–5 and 7, from `ds` as the harness's renderer makes them), with the
+/// verdict and the notes under its intro, then pavelor's own sections.
+pub fn markdown(config: &Config, c: &Campaign, ds: &niccs::Dataset) -> String {
     let ctx = rows::Ctx::new(config, c);
+    let page = niccs::render_page(ds, &page_context(config));
+    let mut head = String::new();
+    sections::header(&mut head, &ctx);
     let mut s = String::new();
-    sections::header(&mut s, &ctx);
+    let mut lines = page.split_inclusive('\n');
+    // Title, breadcrumb and intro, each followed by a blank line.
+    for line in lines.by_ref().take(6) {
+        s.push_str(line);
+    }
+    s.push_str(&head);
+    for line in lines {
+        s.push_str(line);
+    }
+    s.push_str(
+        "\n## Beyond the NICCS guide\n\nThe sections below are pavelor's: every Rust backend and library measured side by side, the AES-throughput bound, the comparison hashes and the libraries' statuses.\n\n",
+    );
     sections::basic::write(&mut s, &ctx);
     sections::environment::write(&mut s, &ctx);
     sections::functional::write(&mut s, &ctx);
     sections::performance::write(&mut s, &ctx);
     sections::resources::write(&mut s, &ctx);
-    sections::public_key(&mut s);
     sections::evidence::write(&mut s, &ctx);
     sections::comparison::write(&mut s, &ctx);
     s

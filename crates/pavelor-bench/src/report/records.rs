@@ -166,8 +166,8 @@ pub fn write(config: &Config, c: &Campaign) -> Result<(), String> {
         let svg = charts::chart_for(c, alg);
         write_file(dir, &charts::chart_name(alg), svg.as_bytes())?;
     }
-    super::dataset::dataset(config, c)?
-        .write(&dir.join("niccs").join(&config.system_id))
+    let ds = super::dataset::dataset(config, c)?;
+    ds.write(&dir.join("niccs").join(&config.system_id))
         .map_err(|e| e.to_string())?;
-    write_file(dir, "report.md", markdown(config, c).as_bytes())
+    write_file(dir, "report.md", markdown(config, c, &ds).as_bytes())
 }

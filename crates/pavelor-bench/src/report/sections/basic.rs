@@ -15,7 +15,10 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
         .filter(|b| b.is_available())
         .map(|b| format!("`{b}`"))
         .collect();
-    let _ = writeln!(s, "## 1. Basic information\n");
+    let _ = writeln!(
+        s,
+        "## 8. Every implementation measured (beyond the guide)\n"
+    );
     let _ = writeln!(s, "| item | value |\n|---|---|");
     let _ = writeln!(s, "| category | cryptographic hash function |");
     let _ = writeln!(

@@ -14,7 +14,7 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
     let u = ctx.unit;
     let _ = writeln!(
         s,
-        "\n## Comparison with the reference campaigns and other hashes\n"
+        "\n## 14. Comparison with the reference campaigns and other hashes (beyond the guide)\n"
     );
     let _ = writeln!(
         s,

@@ -9,7 +9,7 @@ use crate::clock::CounterKind;
 pub fn write(s: &mut String, ctx: &Ctx<'_>) {
     let c = ctx.c;
     let e = &c.environment;
-    let _ = writeln!(s, "## 2. Assessment environment\n");
+    let _ = writeln!(s, "## 9. Environment in detail (beyond the guide)\n");
     let _ = writeln!(s, "| item | value |\n|---|---|");
     let _ = writeln!(s, "| processor | {} |", e.cpu_model);
     let _ = writeln!(s, "| logical CPUs | {} |", e.logical_cpus);

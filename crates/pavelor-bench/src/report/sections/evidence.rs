@@ -8,7 +8,7 @@ use super::super::rows::Ctx;
 /// Section 7.
 pub fn write(s: &mut String, ctx: &Ctx<'_>) {
     let c = ctx.c;
-    let _ = writeln!(s, "## 7. Raw evidence index\n");
+    let _ = writeln!(s, "## 13. pavelor's records (beyond the guide)\n");
     let _ = writeln!(s, "| figure | record |\n|---|---|");
     for row in &ctx.rows {
         for m in &row.measurements {

@@ -12,7 +12,10 @@ use super::super::rows::Ctx;
 /// Section 3.
 pub fn write(s: &mut String, ctx: &Ctx<'_>) {
     let c = ctx.c;
-    let _ = writeln!(s, "## 3. Functional testing\n");
+    let _ = writeln!(
+        s,
+        "## 10. Functional testing of every backend and library (beyond the guide)\n"
+    );
     let _ = match &ctx.config.kat_dir {
         Some(dir) => writeln!(
             s,

@@ -17,10 +17,10 @@ use crate::ops::{Operation, Subject};
 pub fn write(s: &mut String, ctx: &Ctx<'_>) {
     let config = ctx.config;
     let u = ctx.unit;
-    let _ = writeln!(s, "## 4. Performance\n");
+    let _ = writeln!(s, "## 11. Performance side by side (beyond the guide)\n");
     let _ = writeln!(
         s,
-        "Mean over all timed calls of {} trials, each in its own process pinned to the core of section 2; calls per trial planned from one cold call in a calibration process as the NICCS harness plans them (≈ {} s per trial, ≥ {} calls in all, ≤ {} per trial, {} s per operation; see docs/method.md). C libraries are called through the ICCS `CryptHash` ABI (a function pointer from `dlsym`, one call per hash), Rust backends through the one-shot Rust API, with the same messages, counters and trial method. \"{u}\" is the counter named in section 2. MB/s = 10^6 bytes/s.\n",
+        "Mean over all timed calls of {} trials, each in its own process pinned to the core of section 9; calls per trial planned from one cold call in a calibration process as the NICCS harness plans them (≈ {} s per trial, ≥ {} calls in all, ≤ {} per trial, {} s per operation; see docs/method.md). C libraries are called through the ICCS `CryptHash` ABI (a function pointer from `dlsym`, one call per hash), Rust backends through the one-shot Rust API, with the same messages, counters and trial method. \"{u}\" is the counter named in section 9. MB/s = 10^6 bytes/s.\n",
         config.method.trials,
         config.method.trial_target_s,
         config.method.min_total,

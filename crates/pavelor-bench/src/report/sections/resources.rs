@@ -9,7 +9,10 @@ use super::super::rows::{Ctx, Family, fmt_opt};
 pub fn write(s: &mut String, ctx: &Ctx<'_>) {
     let c = ctx.c;
     let config = ctx.config;
-    let _ = writeln!(s, "## 5. Resource consumption\n");
+    let _ = writeln!(
+        s,
+        "## 12. Resources of every implementation (beyond the guide)\n"
+    );
     if let Some(st) = &c.static_size {
         let _ = writeln!(
             s,
