@@ -140,6 +140,7 @@ fn kat_log(
     alg: Algorithm,
     library: &str,
     variant: &str,
+    compiler: &str,
     files: &[(String, String, usize, usize)],
     status: &str,
 ) -> Vec<u8> {
@@ -152,7 +153,7 @@ fn kat_log(
         ("algorithm", "Pavelor".to_string()),
         ("instance", label.to_string()),
         ("variant", variant.to_string()),
-        ("compiler", env!("PAVELOR_BUILD_RUSTC").to_string()),
+        ("compiler", compiler.to_string()),
         ("digest_bits", alg.output_bits().to_string()),
         ("digest_len", alg.output_len().to_string()),
     ] {
@@ -184,6 +185,12 @@ pub fn dataset(config: &Config, c: &Campaign) -> Result<Dataset, String> {
         ),
     };
     let library = file_name(&library_path);
+    // What built the measured code: this build's rustc for a backend; not
+    // known for a library given as a file.
+    let compiler = match &subject {
+        NiccsSubject::Backend(_) => env!("PAVELOR_BUILD_RUSTC"),
+        NiccsSubject::Library(_) => "unknown (a library given with --lib)",
+    };
     let library_sha256 = file_sha256(&library_path)?;
     let elf_load_bytes = crate::elf::static_size(&library_path)
         .ok()
@@ -223,7 +230,7 @@ pub fn dataset(config: &Config, c: &Campaign) -> Result<Dataset, String> {
         let (kat_log_path, kat_log_sha256) = ds.insert_kat_log(
             CANDIDATE,
             label,
-            kat_log(alg, &library, &variant, &files, status),
+            kat_log(alg, &library, &variant, compiler, &files, status),
         );
         ds.build.instances.insert(
             format!("{CANDIDATE}/{label}"),
