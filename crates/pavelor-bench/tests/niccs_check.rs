@@ -4,7 +4,9 @@
 //! workspace (`../shared/niccs`), the validator and a byte-exact round trip
 //! on it (`SKIPPED:` otherwise).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 
 use pavelor_bench::niccs::{
     self, Build, BuildEntry, Campaign, Dataset, Json, JsonObject, OrderedMap, Plan, Process,
@@ -597,18 +599,9 @@ fn fixture_page_renders() {
     assert!(page.ends_with("in the [harness](https://github.com/ngcc-dev/ngcc-harness).\n\n"));
 }
 
-/// `../shared/niccs/arm_1` relative to the workspace root, if present.
+/// The harness's own arm_1 dataset, if present (else `SKIPPED`).
 fn golden() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/niccs/arm_1");
-    if dir.join("campaign.json").is_file() {
-        Some(dir)
-    } else {
-        println!(
-            "SKIPPED: the NICCS harness data ({}) is not present",
-            dir.display()
-        );
-        None
-    }
+    common::harness_data("niccs_check").map(|d| d.join("arm_1"))
 }
 
 #[test]

@@ -3,29 +3,13 @@
 //! the repository (`../shared/niccs` next to the workspace); without it the
 //! tests print `SKIPPED:` and pass.
 
-use std::path::{Path, PathBuf};
+mod common;
 
 use pavelor_bench::niccs::{Dataset, PageContext, render_page};
 
-/// `../shared/niccs` relative to the workspace root, if present.
-fn shared() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/niccs");
-    let present = dir.join("arm_1/campaign.json").is_file()
-        && dir.join("pages/hash-22_perf_arm_1.md").is_file();
-    if present {
-        Some(dir)
-    } else {
-        println!(
-            "SKIPPED: the NICCS harness data ({}) is not present",
-            dir.display()
-        );
-        None
-    }
-}
-
 /// (golden page, rendered page).
 fn pages() -> Option<(String, String)> {
-    let dir = shared()?;
+    let dir = common::harness_data("niccs_render")?;
     let golden =
         std::fs::read_to_string(dir.join("pages/hash-22_perf_arm_1.md")).expect("read page");
     let ds = Dataset::load(&dir.join("arm_1")).expect("load arm_1");
