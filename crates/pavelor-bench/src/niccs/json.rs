@@ -473,20 +473,15 @@ pub fn to_harness_json<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, serd
     Ok(out)
 }
 
-/// Python's `json.dumps(indent=1)` layout for `serde_json`.
-#[derive(Default)]
-struct HarnessFormatter {
-    depth: usize,
-    has_value: bool,
-}
+/// Python's `json.dumps(indent=1)` for `serde_json`: the layout of
+/// `serde_json`'s own pretty printer with a one-space indent (the same
+/// separators, `[]`/`{}` when empty), with Python's float `repr` and
+/// `ensure_ascii` strings.
+struct HarnessFormatter(serde_json::ser::PrettyFormatter<'static>);
 
-impl HarnessFormatter {
-    fn newline<W: ?Sized + io::Write>(&self, w: &mut W) -> io::Result<()> {
-        w.write_all(b"\n")?;
-        for _ in 0..self.depth {
-            w.write_all(b" ")?;
-        }
-        Ok(())
+impl Default for HarnessFormatter {
+    fn default() -> Self {
+        HarnessFormatter(serde_json::ser::PrettyFormatter::with_indent(b" "))
     }
 }
 
@@ -524,17 +519,11 @@ impl serde_json::ser::Formatter for HarnessFormatter {
     }
 
     fn begin_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        w.write_all(b"[")
+        self.0.begin_array(w)
     }
 
     fn end_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.depth -= 1;
-        if self.has_value {
-            self.newline(w)?;
-        }
-        w.write_all(b"]")
+        self.0.end_array(w)
     }
 
     fn begin_array_value<W: ?Sized + io::Write>(
@@ -542,29 +531,19 @@ impl serde_json::ser::Formatter for HarnessFormatter {
         w: &mut W,
         first: bool,
     ) -> io::Result<()> {
-        if !first {
-            w.write_all(b",")?;
-        }
-        self.newline(w)
+        self.0.begin_array_value(w, first)
     }
 
-    fn end_array_value<W: ?Sized + io::Write>(&mut self, _w: &mut W) -> io::Result<()> {
-        self.has_value = true;
-        Ok(())
+    fn end_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array_value(w)
     }
 
     fn begin_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        w.write_all(b"{")
+        self.0.begin_object(w)
     }
 
     fn end_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.depth -= 1;
-        if self.has_value {
-            self.newline(w)?;
-        }
-        w.write_all(b"}")
+        self.0.end_object(w)
     }
 
     fn begin_object_key<W: ?Sized + io::Write>(
@@ -572,19 +551,15 @@ impl serde_json::ser::Formatter for HarnessFormatter {
         w: &mut W,
         first: bool,
     ) -> io::Result<()> {
-        if !first {
-            w.write_all(b",")?;
-        }
-        self.newline(w)
+        self.0.begin_object_key(w, first)
     }
 
     fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        w.write_all(b": ")
+        self.0.begin_object_value(w)
     }
 
-    fn end_object_value<W: ?Sized + io::Write>(&mut self, _w: &mut W) -> io::Result<()> {
-        self.has_value = true;
-        Ok(())
+    fn end_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_value(w)
     }
 }
 
