@@ -91,7 +91,8 @@ impl CLibrary {
         let lib = unsafe { libloading::Library::new(path) }
             .map_err(|e| format!("cannot load {}: {e}", path.display()))?;
         // SAFETY: the symbol's type is the ICCS prototype of `CryptHash`
-        // (ICCS-KAT.md); a library exporting the name with another type
+        // (`int CryptHash(int, const unsigned char *, unsigned long long,
+        // unsigned char *)`); a library exporting the name with another type
         // misbehaves in the worker, which records what happened.
         let crypt_hash = unsafe { lib.get::<CryptHashFn>(b"CryptHash\0") }
             .map(|s| *s)

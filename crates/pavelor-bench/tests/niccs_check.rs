@@ -1,7 +1,7 @@
 //! The NICCS dataset layer: the validator on a small dataset made here (its
 //! numbers are this test's own), one tampering at a time; load/write round
 //! trips; and, where the harness's own arm_1 data is present next to the
-//! workspace (`../shared/niccs`), the validator and a byte-exact round trip
+//! workspace (see `common::harness_data`), the validator and a byte-exact round trip
 //! on it (`SKIPPED:` otherwise).
 
 mod common;

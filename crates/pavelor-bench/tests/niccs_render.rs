@@ -1,6 +1,6 @@
 //! The harness's own hash-22 page for arm_1, rendered from the harness's
 //! own arm_1 data, compared with the stored page. The data lives outside
-//! the repository (`../shared/niccs` next to the workspace); without it the
+//! the repository (see `common::harness_data`); without it the
 //! tests print `SKIPPED:` and pass.
 
 mod common;

@@ -1,6 +1,6 @@
 //! The official answers of all twelve ICCS KAT files, compiled into the
 //! crate (`data/official-answers.bin`, 101 152 bytes), so that verification
-//! needs no `../shared/kat` at run time.
+//! needs no KAT files at run time.
 //!
 //! The file is derived from the official KAT files by `cargo xtask
 //! kat-data` (see `docs/kat-data.md`). Its layout, all numbers fixed:
@@ -256,7 +256,7 @@ fn is_py_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t'..=b'\r' | 0x1c..=0x1f)
 }
 
-/// The NICCS harness's canonical strict form of a KAT file (ICCS-KAT.md):
+/// The NICCS harness's canonical strict form of a KAT file (docs/kat-data.md):
 /// split on `\n`, strip trailing whitespace from every line, drop the lines
 /// that are then empty, join with `\n`, strip the whole, append one `\n`.
 /// (Whitespace is Python's ASCII whitespace; KAT files are ASCII.)

@@ -10,7 +10,7 @@
 //! * [`generate`] writes the four files from scratch.
 //! * [`output`] writes result files atomically (the workspace's one helper).
 //! * [`embedded`] holds the official answers of all twelve files, compiled
-//!   in (no `../shared/kat` needed at run time).
+//!   in (no KAT files needed at run time).
 //! * [`official`] checks any [`Implementation`] (a Rust backend, a C
 //!   `CryptHash` library, ...) against the embedded answers or, strictly,
 //!   against a KAT file; its [`official::Report`] names the failing record.

@@ -256,7 +256,9 @@ fn long_digest(
     Ok(LongResult { digest, head, tail })
 }
 
-/// The chained `KAT_Loop` digest computed with `imp` (see ICCS-KAT.md).
+/// The chained `KAT_Loop` digest computed with `imp`: hash the message,
+/// then `iterations` times rotate the message left by one digest length,
+/// XOR the digest into its first bytes and hash it again.
 pub fn loop_digest(
     imp: &mut dyn Implementation,
     alg: Algorithm,

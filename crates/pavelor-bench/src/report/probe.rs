@@ -1,4 +1,5 @@
-//! The AES-round throughput probe: the physical bound of MEASUREMENT.md.
+//! The AES-round throughput probe: the physical bound every figure is set
+//! against (docs/method.md).
 
 use pavelor::Algorithm;
 use serde::{Deserialize, Serialize};

@@ -1,11 +1,12 @@
 //! What the NICCS dataset tests share: where the harness's own published
-//! data is, when it is (`../shared/niccs` beside the workspace; a user's
+//! data is, when it is (a directory beside the workspace in the
+//! project's own checkouts; a user's
 //! clone has none).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// `../shared/niccs` relative to the workspace root, if it holds the arm_1
+/// The harness's data beside the workspace root, if it holds the arm_1
 /// dataset and its page. Otherwise says `SKIPPED:` on the real standard
 /// error (past libtest's capture, so plain `cargo test` output shows it)
 /// and returns `None`.
