@@ -44,7 +44,8 @@ pub struct Environment {
     pub rustflags: String,
 }
 
-fn read(path: &str) -> Option<String> {
+/// A small text file of the kernel's, trimmed; `None` if absent or empty.
+pub(crate) fn read(path: &str) -> Option<String> {
     std::fs::read_to_string(path)
         .ok()
         .map(|s| s.trim().to_string())
@@ -122,6 +123,25 @@ fn aarch64_features() -> Vec<String> {
     Vec::new()
 }
 
+/// The distribution's name (`/etc/os-release` `PRETTY_NAME`).
+pub(crate) fn os_name() -> Option<String> {
+    read("/etc/os-release").and_then(|s| {
+        s.lines().find_map(|l| {
+            l.strip_prefix("PRETTY_NAME=")
+                .map(|v| v.trim_matches('"').to_string())
+        })
+    })
+}
+
+/// Total memory (`/proc/meminfo` `MemTotal`), KiB.
+pub(crate) fn memory_total_kib() -> Option<u64> {
+    read("/proc/meminfo").and_then(|m| {
+        m.lines()
+            .find(|l| l.starts_with("MemTotal:"))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+    })
+}
+
 /// Reads the environment. `core` is the CPU the trials are pinned to.
 pub fn collect(core: Option<usize>) -> Environment {
     let cpuinfo = read("/proc/cpuinfo").unwrap_or_default();
@@ -175,20 +195,9 @@ pub fn collect(core: Option<usize>) -> Environment {
                 }
             })
         });
-    let os = read("/etc/os-release")
-        .and_then(|s| {
-            s.lines().find_map(|l| {
-                l.strip_prefix("PRETTY_NAME=")
-                    .map(|v| v.trim_matches('"').to_string())
-            })
-        })
-        .unwrap_or_else(|| std::env::consts::OS.to_string());
+    let os = os_name().unwrap_or_else(|| std::env::consts::OS.to_string());
     let kernel = read("/proc/sys/kernel/osrelease").unwrap_or_else(|| "unknown".into());
-    let memory_kib = read("/proc/meminfo").and_then(|m| {
-        m.lines()
-            .find(|l| l.starts_with("MemTotal:"))
-            .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-    });
+    let memory_kib = memory_total_kib();
     Environment {
         cpu_model,
         logical_cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),

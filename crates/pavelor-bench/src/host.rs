@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{CounterKind, CycleCounter, monotonic_raw_ns};
+use crate::env::read;
 
 /// One problem of the host, as the harness words it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,13 +31,6 @@ pub struct HostCheck {
     pub utc: String,
     /// The problems found (none: a fixed host).
     pub problems: Vec<String>,
-}
-
-fn read(path: &str) -> Option<String> {
-    std::fs::read_to_string(path)
-        .ok()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
 }
 
 /// What the checks read, so that the rules can be tested on any machine.
@@ -247,17 +241,8 @@ pub fn niccs_environment(cpu: usize) -> Vec<(&'static str, serde_json::Value)> {
     let machine = read("/sys/firmware/devicetree/base/model")
         .map(|m| m.trim_end_matches('\0').to_string())
         .or_else(|| read("/sys/class/dmi/id/product_name"));
-    let memory_total_kib = read("/proc/meminfo").and_then(|m| {
-        m.lines()
-            .find(|l| l.starts_with("MemTotal:"))
-            .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-    });
-    let os = read("/etc/os-release").and_then(|s| {
-        s.lines().find_map(|l| {
-            l.strip_prefix("PRETTY_NAME=")
-                .map(|v| v.trim_matches('"').to_string())
-        })
-    });
+    let memory_total_kib = crate::env::memory_total_kib();
+    let os = crate::env::os_name();
     let clock = {
         let counter = CycleCounter::open(false);
         (counter.kind() == CounterKind::PerfCycles && crate::worker::pin(cpu).is_ok())

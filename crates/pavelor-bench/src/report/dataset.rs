@@ -172,29 +172,38 @@ fn kat_log(
 pub fn dataset(config: &Config, c: &Campaign) -> Result<Dataset, String> {
     let subject = NiccsSubject::of(config)?;
     let variant = subject.variant();
-    let (library_path, flags) = match &subject {
-        NiccsSubject::Backend(_) => (config.measured_exe.clone(), "pavelor-release"),
-        NiccsSubject::Library(n) => (
-            config
+    // The file that holds the measured code, with what the campaign already
+    // learnt of it: for a backend the executable (its static size was read
+    // for the report), for a library its identity from the gate.
+    let (library_path, flags, compiler, library_sha256, elf_load_bytes) = match &subject {
+        NiccsSubject::Backend(_) => (
+            config.measured_exe.clone(),
+            "pavelor-release",
+            env!("PAVELOR_BUILD_RUSTC"),
+            file_sha256(&config.measured_exe)?,
+            c.static_size.as_ref().map(|s| s.loadable_bytes),
+        ),
+        NiccsSubject::Library(n) => {
+            let gate = c
                 .libs
                 .iter()
-                .find(|l| &l.name == n)
-                .map(|l| l.path.clone())
-                .ok_or_else(|| format!("--lib {n} is not in this campaign"))?,
-            "as-given",
-        ),
+                .find(|g| &g.spec.name == n)
+                .ok_or_else(|| format!("--lib {n} is not in this campaign"))?;
+            let id = gate
+                .identity
+                .as_ref()
+                .ok_or_else(|| format!("--lib {n}: the library could not be read"))?;
+            (
+                gate.spec.path.clone(),
+                "as-given",
+                // Not known for a library given as a file.
+                "unknown (a library given with --lib)",
+                id.sha256.clone(),
+                Some(id.static_bytes),
+            )
+        }
     };
     let library = file_name(&library_path);
-    // What built the measured code: this build's rustc for a backend; not
-    // known for a library given as a file.
-    let compiler = match &subject {
-        NiccsSubject::Backend(_) => env!("PAVELOR_BUILD_RUSTC"),
-        NiccsSubject::Library(_) => "unknown (a library given with --lib)",
-    };
-    let library_sha256 = file_sha256(&library_path)?;
-    let elf_load_bytes = crate::elf::static_size(&library_path)
-        .ok()
-        .map(|s| s.loadable_bytes);
     let environment = json_obj(c.niccs_environment_start.clone())?;
     let mut ds = Dataset::default();
     for alg in Algorithm::ALL {
