@@ -12,7 +12,7 @@ use crate::ops::Subject;
 use crate::worker::{TrialResult, TrialSpec};
 
 /// How to start a worker process: `program args... <spec JSON>`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct WorkerCommand {
     /// The executable.
     pub program: PathBuf,
@@ -220,6 +220,46 @@ pub fn load_average() -> Vec<f64> {
 }
 
 impl Measurement {
+    /// Checks that the plan is what `method` makes of the calibration and
+    /// that the trials followed it: `t1` is the calibration's time, the
+    /// plan is [`Method::plan`]'s, and there are `trials` trials of
+    /// `iterations_per_trial` calls each. The error says what differs.
+    pub fn check_plan(&self, method: &Method) -> Result<(), String> {
+        let t1 = self.calibration.ns as f64 / 1e9;
+        let p = &self.plan;
+        if p.calibration_seconds != t1 {
+            return Err(format!(
+                "plan.calibration_seconds is {} but the calibration took {t1} s",
+                p.calibration_seconds
+            ));
+        }
+        let want = method.plan(t1, p.calibration_setup_seconds);
+        if *p != want {
+            return Err(format!(
+                "the plan is not the method's for a {t1} s calibration ({} x {} calls planned, {} x {} recorded)",
+                want.trials, want.iterations_per_trial, p.trials, p.iterations_per_trial
+            ));
+        }
+        if self.trials.len() as u64 != p.trials {
+            return Err(format!(
+                "{} trials recorded, {} planned",
+                self.trials.len(),
+                p.trials
+            ));
+        }
+        if let Some(t) = self
+            .trials
+            .iter()
+            .find(|t| t.calls != p.iterations_per_trial)
+        {
+            return Err(format!(
+                "a trial of {} calls, {} planned",
+                t.calls, p.iterations_per_trial
+            ));
+        }
+        Ok(())
+    }
+
     /// The counter the figures come from.
     pub fn counter(&self) -> CounterKind {
         self.trials.first().map_or(CounterKind::None, |t| t.counter)

@@ -226,7 +226,7 @@ pub fn cpu_in_list(cpu: usize, list: &str) -> bool {
 /// values as the raw strings, `null` where this machine has no such thing.
 /// The core clock is measured with the cycle counter (pinned to `cpu`, about
 /// a second) where there is one.
-pub fn niccs_environment(cpu: usize) -> Vec<(&'static str, serde_json::Value)> {
+pub fn niccs_environment(cpu: usize) -> Vec<(String, serde_json::Value)> {
     use serde_json::Value;
     let s = |v: Option<String>| v.map_or(Value::Null, Value::String);
     let cpufreq = format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq");
@@ -250,7 +250,7 @@ pub fn niccs_environment(cpu: usize) -> Vec<(&'static str, serde_json::Value)> {
             .flatten()
     };
     let hz = |v: Option<f64>| v.map_or(Value::Null, |v| Value::from(v.round() as u64));
-    vec![
+    let pairs: Vec<(&str, Value)> = vec![
         ("hostname", s(read("/proc/sys/kernel/hostname"))),
         ("architecture", Value::from(std::env::consts::ARCH)),
         ("cpu_model", s(cpu_model)),
@@ -318,7 +318,8 @@ pub fn niccs_environment(cpu: usize) -> Vec<(&'static str, serde_json::Value)> {
                 Value::from(50 * (c.3 / 50e6).round_ties_even() as u64)
             }),
         ),
-    ]
+    ];
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 /// Checks the host for `cpu` now, as the `phase` of a campaign.

@@ -4,9 +4,12 @@
 use std::fmt;
 
 use pavelor::{Algorithm, Backend};
+use serde::{Deserialize, Serialize};
 
-/// A hash implementation to measure, as one-shot calls `H(msg)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A hash implementation to measure, as one-shot calls `H(msg)`. In JSON
+/// it is its [`id`](Operation::id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
 pub enum Operation {
     /// A Pavelor instance on a given backend.
     Pavelor(Algorithm, Backend),
@@ -116,6 +119,20 @@ impl Operation {
     }
 }
 
+impl From<Operation> for String {
+    fn from(op: Operation) -> String {
+        op.id()
+    }
+}
+
+impl TryFrom<String> for Operation {
+    type Error = String;
+
+    fn try_from(id: String) -> Result<Self, String> {
+        Operation::from_id(&id).ok_or_else(|| format!("'{id}' is not an operation of this build"))
+    }
+}
+
 impl fmt::Display for Operation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -126,7 +143,8 @@ impl fmt::Display for Operation {
 }
 
 /// Anything measured: a built-in operation or one instance of a C library.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "SubjectRecord", try_from = "SubjectRecord")]
 pub enum Subject {
     /// A Pavelor backend or a comparison hash of this build.
     Op(Operation),
@@ -178,6 +196,55 @@ impl Subject {
                 bits: alg.output_bits(),
             }),
             Subject::Op(_) => None,
+        }
+    }
+}
+
+/// A [`Subject`] in JSON: `{"op": ID}` or `{"library": NAME, "path":
+/// PATH, "instance": "Pavelor-512"}`.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum SubjectRecord {
+    Op {
+        op: Operation,
+    },
+    Lib {
+        library: String,
+        path: std::path::PathBuf,
+        instance: String,
+    },
+}
+
+impl From<Subject> for SubjectRecord {
+    fn from(s: Subject) -> Self {
+        match s {
+            Subject::Op(op) => SubjectRecord::Op { op },
+            Subject::Lib { name, path, alg } => SubjectRecord::Lib {
+                library: name,
+                path,
+                instance: alg.name().to_string(),
+            },
+        }
+    }
+}
+
+impl TryFrom<SubjectRecord> for Subject {
+    type Error = String;
+
+    fn try_from(r: SubjectRecord) -> Result<Self, String> {
+        match r {
+            SubjectRecord::Op { op } => Ok(Subject::Op(op)),
+            SubjectRecord::Lib {
+                library,
+                path,
+                instance,
+            } => Ok(Subject::Lib {
+                name: library,
+                path,
+                alg: instance
+                    .parse()
+                    .map_err(|_| format!("'{instance}' is not a Pavelor instance"))?,
+            }),
         }
     }
 }

@@ -38,9 +38,12 @@ pub struct ReportArgs {
     /// Use the time-stamp counter even where the hardware cycle counter is available.
     #[arg(long)]
     ticks: bool,
-    /// Check a report directory's NICCS datasets (OUT/niccs/<id>/), or one harness dataset directory, by the rules of the harness's validator, without measuring; exit 1 naming the first problem.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["quick", "libs", "kat_dir", "sizes", "trials"])]
+    /// Check a report directory without measuring: its NICCS datasets (DIR/niccs/<id>/) by the rules of the harness's validator, every record's derived figures against its trials, and report.md and the charts against what the records give, byte for byte; or check one harness dataset directory. Exit 1 naming the first problem.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["render", "quick", "libs", "kat_dir", "sizes", "trials", "trial_seconds", "cpu", "ticks", "system_id", "niccs_subject", "require_fixed_host", "skip_2_33", "no_compare", "baseline"])]
     check: Option<PathBuf>,
+    /// Rewrite a report directory's report.md and charts from its records, without measuring; given a harness dataset directory, print the harness's page of it.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["quick", "libs", "kat_dir", "sizes", "trials", "trial_seconds", "cpu", "ticks", "system_id", "niccs_subject", "require_fixed_host", "skip_2_33", "no_compare", "baseline"])]
+    render: Option<PathBuf>,
     /// The system id of the NICCS dataset in OUT/niccs/ (letters, digits, '_', '-', '.') [default: the host name].
     #[arg(long, value_name = "ID", value_parser = parse_system_id)]
     system_id: Option<String>,
@@ -67,10 +70,17 @@ pub struct ReportArgs {
     timeout: f64,
 }
 
-/// `pavelor report --check DIR`: every dataset under `DIR/niccs/`, or
-/// `DIR` itself when it is one (it holds a `campaign.json`).
+/// Whether `dir` is a harness dataset (it holds a `campaign.json`) rather
+/// than a report directory.
+fn is_harness_dataset(dir: &std::path::Path) -> bool {
+    dir.join("campaign.json").is_file()
+}
+
+/// `pavelor report --check DIR`: every dataset under `DIR/niccs/`, then the
+/// report's own records and files; or `DIR` itself when it is a harness
+/// dataset.
 fn check(dir: &std::path::Path) -> ExitCode {
-    let datasets: Vec<PathBuf> = if dir.join("campaign.json").is_file() {
+    let datasets: Vec<PathBuf> = if is_harness_dataset(dir) {
         vec![dir.to_path_buf()]
     } else {
         match std::fs::read_dir(dir.join("niccs")) {
@@ -108,7 +118,68 @@ fn check(dir: &std::path::Path) -> ExitCode {
             }
         }
     }
-    ExitCode::SUCCESS
+    if is_harness_dataset(dir) {
+        return ExitCode::SUCCESS;
+    }
+    let result = report::reload::load(dir).and_then(|r| {
+        let rendered = report::reload::render(&r);
+        report::reload::compare(dir, &rendered).map(|()| r)
+    });
+    match result {
+        Ok(r) => crate::output::finish(
+            outln!(
+                "{}: {} figure records agree with their trials; report.md and {} charts regenerate byte for byte",
+                dir.display(),
+                r.campaign.measurements.len(),
+                pavelor::Algorithm::ALL.len()
+            )
+            .map(|()| ExitCode::SUCCESS),
+        ),
+        Err(problem) => {
+            errln!("report --check: {}: {problem}", dir.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `pavelor report --render DIR`: a report directory's `report.md` and
+/// charts made again from its records, or a harness dataset's page on
+/// stdout.
+fn render(dir: &std::path::Path) -> ExitCode {
+    if is_harness_dataset(dir) {
+        let page = pavelor_bench::niccs::Dataset::load(dir)
+            .map_err(|e| e.to_string())
+            .and_then(|ds| {
+                let ctx = pavelor_bench::niccs::PageContext::for_dataset(&ds)?;
+                Ok(pavelor_bench::niccs::render_page(&ds, &ctx))
+            });
+        return match page {
+            Ok(page) => {
+                crate::output::finish(crate::output::out_text(&page).map(|()| ExitCode::SUCCESS))
+            }
+            Err(problem) => {
+                errln!("report --render: {}: {problem}", dir.display());
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let result = report::reload::load(dir).and_then(|r| {
+        let rendered = report::reload::render(&r);
+        report::reload::write(dir, &rendered).map(|()| rendered)
+    });
+    match result {
+        Ok(rendered) => crate::output::finish(
+            rendered
+                .files
+                .iter()
+                .try_for_each(|(name, _)| outln!("{}", dir.join(name).display()))
+                .map(|()| ExitCode::SUCCESS),
+        ),
+        Err(problem) => {
+            errln!("report --render: {}: {problem}", dir.display());
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn parse_system_id(s: &str) -> Result<String, String> {
@@ -165,6 +236,9 @@ fn parse_timeout(s: &str) -> Result<f64, String> {
 pub fn run(args: &ReportArgs) -> ExitCode {
     if let Some(dir) = &args.check {
         return check(dir);
+    }
+    if let Some(dir) = &args.render {
+        return render(dir);
     }
     let exe = match std::env::current_exe() {
         Ok(p) => p,

@@ -80,7 +80,7 @@ fn tiny_report_has_every_section_and_traceable_figures() {
             (shown_mbs - record["mb_per_s"].as_f64().unwrap()).abs() < 0.051,
             "{line}"
         );
-        assert_eq!(cells[2], record["message_bytes"].to_string(), "{line}");
+        assert_eq!(cells[2], record["size"].to_string(), "{line}");
         let trials = record["trials"].as_array().unwrap();
         assert_eq!(trials.len(), 2);
         let calls: u64 = trials.iter().map(|t| t["calls"].as_u64().unwrap()).sum();
@@ -450,7 +450,7 @@ fn libraries_are_gated_isolated_and_measured_side_by_side() {
         let name = if size == 32 { "S1-32" } else { "S4-1024" };
         let rec = json(&out.join(format!("records/lib-good.pavelor-512.{name}.json")));
         assert_eq!(rec["library"]["sha256"], good_rec["identity"]["sha256"]);
-        assert_eq!(rec["message_bytes"], size);
+        assert_eq!(rec["size"], size);
         assert!(rec["mean_cycles"].as_f64().unwrap() > 0.0);
         assert_eq!(rec["trials"].as_array().unwrap().len(), 1);
         assert!(rec["peak_rss_kib"].as_u64().unwrap() > 0);
@@ -1132,4 +1132,133 @@ fn the_niccs_dataset_passes_the_check_and_tampering_does_not() {
     std::fs::write(&log, &orig).unwrap();
     let (code, msg) = check("restored");
     assert_eq!(code, Some(0), "{msg}");
+
+    // pavelor's own record of the same figure: a trial's count, a derived
+    // figure, the plan; each is named.
+    let own = std::fs::read_dir(out.join("records"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().into_owned();
+            n.starts_with("pavelor-768.") && n.ends_with(".S4-1024.json")
+        })
+        .expect("pavelor's record of Pavelor-768 at 1024 B");
+    let mut rec = json(&own);
+    let pristine = std::fs::read(&own).unwrap();
+    type Change = fn(&mut serde_json::Value);
+    let cases: [(&str, Change, &str); 4] = [
+        (
+            "trial cycles",
+            |r| r["trials"][0]["cycles"] = (r["trials"][0]["cycles"].as_u64().unwrap() / 2).into(),
+            "but its trials give",
+        ),
+        (
+            "derived figure",
+            |r| r["mb_per_s"] = 1e9.into(),
+            "mb_per_s is",
+        ),
+        (
+            "planned calls",
+            |r| r["plan"]["iterations_per_trial"] = 7.into(),
+            "the plan is not the method's",
+        ),
+        (
+            "a trial removed",
+            |r| {
+                r["trials"].as_array_mut().unwrap().clear();
+                r["n_total"] = 0.into();
+            },
+            "trials recorded",
+        ),
+    ];
+    for (what, change, needle) in cases {
+        let mut r = rec.clone();
+        change(&mut r);
+        std::fs::write(&own, serde_json::to_vec_pretty(&r).unwrap()).unwrap();
+        let (code, msg) = check(what);
+        assert_eq!(code, Some(1), "{msg}");
+        assert!(
+            msg.contains(needle) && msg.contains("S4-1024.json"),
+            "{msg}"
+        );
+        std::fs::write(&own, &pristine).unwrap();
+    }
+    // A figure changed consistently (trials and derived figures agree)
+    // no longer gives the page: the page check names report.md.
+    rec["trials"][0]["cycles"] = (rec["trials"][0]["cycles"].as_u64().unwrap() * 3).into();
+    let m: serde_json::Value = rec.clone();
+    let cycles: u64 = m["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["cycles"].as_u64().unwrap())
+        .sum();
+    let calls: u64 = m["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["calls"].as_u64().unwrap())
+        .sum();
+    rec["mean_cycles"] = (cycles as f64 / calls as f64).into();
+    rec["cycles_per_byte"] = (cycles as f64 / calls as f64 / 1024.0).into();
+    let mut means: Vec<f64> = m["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["cycles"].as_u64().unwrap() as f64 / t["calls"].as_u64().unwrap() as f64)
+        .collect();
+    means.sort_by(f64::total_cmp);
+    rec["median_trial_mean_cycles"] = means[means.len() / 2].into();
+    std::fs::write(&own, serde_json::to_vec_pretty(&rec).unwrap()).unwrap();
+    let (code, msg) = check("consistent change");
+    assert_eq!(code, Some(1), "{msg}");
+    assert!(
+        msg.contains("report.md: differs from what its records give"),
+        "{msg}"
+    );
+    std::fs::write(&own, &pristine).unwrap();
+
+    // The page itself, and a chart; --render makes them again.
+    let page = out.join("report.md");
+    let orig = std::fs::read_to_string(&page).unwrap();
+    std::fs::write(&page, orig.replacen("PASS", "PASSED", 1)).unwrap();
+    let (code, msg) = check("page");
+    assert_eq!(code, Some(1), "{msg}");
+    assert!(
+        msg.contains("report.md: differs") && msg.contains("first at line"),
+        "{msg}"
+    );
+    let chart = out.join("chart-pavelor-512.svg");
+    std::fs::write(&chart, "<svg/>").unwrap();
+    let render = pavelor()
+        .arg("report")
+        .arg("--render")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        render.status.success(),
+        "{}",
+        String::from_utf8_lossy(&render.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), orig);
+    assert_ne!(std::fs::read_to_string(&chart).unwrap(), "<svg/>");
+    let (code, msg) = check("rendered again");
+    assert_eq!(code, Some(0), "{msg}");
+
+    // A directory that is no report is refused in one line.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let o = pavelor()
+        .arg("report")
+        .arg("--render")
+        .arg(&empty)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("records/report.json: missing") && err.lines().count() == 1,
+        "{err}"
+    );
 }

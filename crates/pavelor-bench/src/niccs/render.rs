@@ -103,6 +103,20 @@ impl PageContext {
             kat_intro: None,
         }
     }
+
+    /// The harness's context for a dataset of its own: the system id from
+    /// `campaign.json`, the architecture from its `environment_at_start`.
+    pub fn for_dataset(ds: &Dataset) -> Result<PageContext, String> {
+        let system = &ds.campaign.system_id;
+        let machine = ds
+            .campaign
+            .environment_at_start
+            .as_ref()
+            .and_then(|e| e.get("architecture"))
+            .and_then(Json::as_str)
+            .ok_or("campaign.json: environment_at_start has no architecture")?;
+        Ok(PageContext::harness(system, architecture_wording(machine)))
+    }
 }
 
 /// report.py's architecture wording for a machine name (`platform.machine()`

@@ -395,18 +395,22 @@ pub fn check_page(page: &Path, rendered: &str) -> Result<(), Problem> {
     if stored == rendered.as_bytes() {
         return Ok(());
     }
-    let stored = String::from_utf8_lossy(&stored);
-    let line = stored
-        .split('\n')
-        .zip(rendered.split('\n'))
-        .position(|(a, b)| a != b)
-        .unwrap_or_else(|| stored.split('\n').count().min(rendered.split('\n').count()))
-        + 1;
+    let line = first_differing_line(&String::from_utf8_lossy(&stored), rendered);
     Err(problem(
         &name,
         Rule::Page,
         format!("differs from regenerated output (first at line {line})"),
     ))
+}
+
+/// The 1-based number of the first line where `a` and `b` differ (for
+/// texts where one is a prefix of the other, the line after the shorter).
+pub fn first_differing_line(a: &str, b: &str) -> usize {
+    a.split('\n')
+        .zip(b.split('\n'))
+        .position(|(x, y)| x != y)
+        .unwrap_or_else(|| a.split('\n').count().min(b.split('\n').count()))
+        + 1
 }
 
 fn system_name(dir: &Path) -> Result<String, Problem> {

@@ -34,14 +34,14 @@ impl NiccsSubject {
     /// The subject a configuration names: `--niccs-subject`, else
     /// `--baseline`, else the first `--lib`, else the default backend. A
     /// name is a `--lib` NAME or a backend name.
-    pub fn of(config: &Config) -> Result<Self, String> {
+    pub fn of(config: &Config, best: Backend) -> Result<Self, String> {
         let named = config
             .niccs_subject
             .as_ref()
             .or(config.baseline.as_ref())
             .or(config.libs.first().map(|l| &l.name));
         match named {
-            None => Ok(NiccsSubject::Backend(Backend::best())),
+            None => Ok(NiccsSubject::Backend(best)),
             Some(n) if config.libs.iter().any(|l| &l.name == n) => {
                 Ok(NiccsSubject::Library(n.clone()))
             }
@@ -84,7 +84,7 @@ impl NiccsSubject {
     }
 }
 
-fn json_obj(pairs: Vec<(&'static str, serde_json::Value)>) -> Result<JsonObject, String> {
+fn json_obj(pairs: Vec<(String, serde_json::Value)>) -> Result<JsonObject, String> {
     let mut o = OrderedMap::new();
     for (k, v) in pairs {
         let v: Json = serde_json::from_value(v).map_err(|e| format!("environment {k}: {e}"))?;
@@ -170,7 +170,7 @@ fn kat_log(
 
 /// The campaign's dataset for its subject.
 pub fn dataset(config: &Config, c: &Campaign) -> Result<Dataset, String> {
-    let subject = NiccsSubject::of(config)?;
+    let subject = NiccsSubject::of(config, c.best_backend)?;
     let variant = subject.variant();
     // The file that holds the measured code, with what the campaign already
     // learnt of it: for a backend the executable (its static size was read

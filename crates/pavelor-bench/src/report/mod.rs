@@ -10,6 +10,8 @@
 //!   every section reads rows.
 //! * [`sections`] — one function per §3.5 section.
 //! * [`records`] — the JSON evidence; [`charts`] — the SVG charts.
+//! * [`reload`] — a report directory read back from its records, rendered
+//!   again and compared with its files.
 
 #![forbid(unsafe_code)]
 
@@ -18,6 +20,7 @@ pub mod dataset;
 pub mod kat;
 pub mod probe;
 pub mod records;
+pub mod reload;
 pub mod rows;
 pub mod sections;
 pub mod validate;
@@ -25,7 +28,7 @@ pub mod validate;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use pavelor::Algorithm;
+use pavelor::{Algorithm, Backend};
 
 use crate::campaign::{Measurement, Method, WorkerCommand, measure};
 use crate::elf::{StaticSize, static_size};
@@ -60,8 +63,9 @@ pub const ANCHORS_32B: [(Algorithm, f64, f64); 3] = [
     (Algorithm::Pavelor1024, 72_600.0, 74_500.0),
 ];
 
-/// What to run and where to write it.
-#[derive(Clone, Debug)]
+/// What to run and where to write it (kept in `records/report.json`, so
+/// that `report.md` can be rendered again from a report directory).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Config {
     /// Output directory (`report.md`, `records/`, charts).
     pub out_dir: PathBuf,
@@ -154,9 +158,12 @@ pub struct Campaign {
     /// See `started_iso`.
     pub finished_iso: String,
     /// The machine in the harness's `environment` form, at the start.
-    pub niccs_environment_start: Vec<(&'static str, serde_json::Value)>,
+    pub niccs_environment_start: Vec<(String, serde_json::Value)>,
     /// The same at the end.
-    pub niccs_environment_end: Vec<(&'static str, serde_json::Value)>,
+    pub niccs_environment_end: Vec<(String, serde_json::Value)>,
+    /// The fastest backend this CPU runs (the default baseline and
+    /// subject).
+    pub best_backend: Backend,
 }
 
 impl Campaign {
@@ -194,7 +201,8 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
             list.join("; ")
         ));
     }
-    dataset::NiccsSubject::of(config)?;
+    let best_backend = Backend::best();
+    dataset::NiccsSubject::of(config, best_backend)?;
     let mut host_checks = vec![first_check];
     let started = utc_now();
     let started_iso = crate::campaign::utc_iso();
@@ -266,6 +274,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
         finished_iso: crate::campaign::utc_iso(),
         niccs_environment_start,
         niccs_environment_end,
+        best_backend,
     };
     records::write(config, &campaign)?;
     Ok(campaign)
@@ -327,10 +336,10 @@ fn emulated_worker(worker: &WorkerCommand) -> WorkerCommand {
 
 /// How pavelor's page differs from the harness's in what the dataset does
 /// not say: its system, links, evidence paths and subject.
-fn page_context(config: &Config) -> niccs::PageContext {
+fn page_context(config: &Config, c: &Campaign) -> niccs::PageContext {
     let system = config.system_id.as_str();
-    let mut ctx =
-        niccs::PageContext::harness(system, niccs::architecture_wording(std::env::consts::ARCH));
+    let arch = c.environment.target.split('-').next().unwrap_or_default();
+    let mut ctx = niccs::PageContext::harness(system, niccs::architecture_wording(arch));
     ctx.summary_link = format!("./niccs/{system}/campaign.json");
     ctx.method_link = "#11-performance-side-by-side-beyond-the-guide".into();
     ctx.evidence_intro = format!(
@@ -340,7 +349,9 @@ fn page_context(config: &Config) -> niccs::PageContext {
         "Measured by `pavelor report` {}; the method is described in the pavelor repository's `docs/method.md`.",
         env!("CARGO_PKG_VERSION")
     );
-    ctx.versions = dataset::NiccsSubject::of(config).ok().map(|s| s.describe());
+    ctx.versions = dataset::NiccsSubject::of(config, c.best_backend)
+        .ok()
+        .map(|s| s.describe());
     ctx.kat_intro = Some(
         "Each instance was checked before timing against the official ICCS KAT answers, every record by pavelor's strict verifier; each instance's KAT log (section 7) lists the files checked, and section 10 has every backend's and library's."
             .into(),
@@ -353,7 +364,7 @@ fn page_context(config: &Config) -> niccs::PageContext {
 /// verdict and the notes under its intro, then pavelor's own sections.
 pub fn markdown(config: &Config, c: &Campaign, ds: &niccs::Dataset) -> String {
     let ctx = rows::Ctx::new(config, c);
-    let page = niccs::render_page(ds, &page_context(config));
+    let page = niccs::render_page(ds, &page_context(config, c));
     let mut head = String::new();
     sections::header(&mut head, &ctx);
     let mut s = String::new();

@@ -3,7 +3,7 @@
 //! figures per message length, its failures and its static memory. Every
 //! report section reads rows, never the kind of implementation behind them.
 
-use pavelor::{Algorithm, Backend};
+use pavelor::Algorithm;
 
 use super::{Campaign, Config, SIZES};
 use crate::campaign::Measurement;
@@ -127,7 +127,7 @@ impl<'a> Ctx<'a> {
             .baseline
             .clone()
             .or_else(|| config.libs.first().map(|l| l.name.clone()))
-            .unwrap_or_else(|| Backend::best().name().to_string());
+            .unwrap_or_else(|| c.best_backend.name().to_string());
         Ctx {
             config,
             c,

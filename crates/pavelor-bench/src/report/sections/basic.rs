@@ -2,17 +2,17 @@
 
 use std::fmt::Write as _;
 
-use pavelor::Backend;
-
 use super::super::rows::Ctx;
 use crate::ops::Operation;
 
 /// Section 1.
 pub fn write(s: &mut String, ctx: &Ctx<'_>) {
     let config = ctx.config;
-    let backends: Vec<String> = Backend::ALL
+    let backends: Vec<String> = ctx
+        .c
+        .environment
+        .backends
         .iter()
-        .filter(|b| b.is_available())
         .map(|b| format!("`{b}`"))
         .collect();
     let _ = writeln!(

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use pavelor::{Algorithm, Backend};
+use pavelor::Algorithm;
 
 use super::super::rows::{Ctx, Family, Row};
 use super::super::{ANCHORS_32B, ANCHORS_64K};
@@ -63,12 +63,15 @@ fn throughput(s: &mut String, ctx: &Ctx<'_>) {
     if ctx.comparison_rows().next().is_none() {
         return;
     }
-    let best = Subject::Op(Operation::Pavelor(Algorithm::Pavelor512, Backend::best()));
+    let best = Subject::Op(Operation::Pavelor(
+        Algorithm::Pavelor512,
+        ctx.c.best_backend,
+    ));
     let reference: Option<&Row<'_>> = ctx.rows.iter().find(|r| *r.subject == best);
     let _ = writeln!(
         s,
         "\nThroughput in this run (MB/s) and Pavelor-512 ({}) relative to each:\n",
-        Backend::best()
+        ctx.c.best_backend
     );
     let mut header = String::from("| hash |");
     let mut rule = String::from("|---|");
