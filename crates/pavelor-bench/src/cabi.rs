@@ -20,8 +20,11 @@ type CryptHashFn = unsafe extern "C" fn(c_int, *const c_uchar, c_ulonglong, *mut
 /// `const char *CryptHash_AlgorithmInstance(void)` (exported by some builds).
 type InstanceFn = unsafe extern "C" fn() -> *const c_char;
 
-/// Guard bytes after the digest.
-pub const GUARD_BYTES: usize = 64;
+/// Guard bytes before the first and after the last digest slot of a
+/// buffer.
+pub const GUARD_BYTES: usize = 4096;
+/// Guard bytes between two digest slots of a [`DigestSlots`] buffer.
+pub const GAP_BYTES: usize = 64;
 /// The value of every guard byte (and of the digest area before a call).
 pub const GUARD_BYTE: u8 = 0xA5;
 /// The most bytes of `CryptHash_AlgorithmInstance()`'s string read.
@@ -29,34 +32,139 @@ pub const MAX_INSTANCE_NAME_BYTES: usize = 64;
 /// Largest digest a `CryptHash` call may ask for here (Pavelor-1024).
 pub const MAX_DIGEST_BYTES: usize = 128;
 
-/// A digest buffer with guard bytes behind it.
-pub struct GuardedDigest {
+pub use crate::protocol::Damage;
+
+/// Digest buffers for `CryptHash` calls: `slots` areas of `len` bytes,
+/// with [`GUARD_BYTES`] guard bytes before the first and after the last
+/// and [`GAP_BYTES`] between two, all [`GUARD_BYTE`] until a call writes.
+pub struct DigestSlots {
     buf: Vec<u8>,
     len: usize,
+    slots: usize,
 }
+
+impl DigestSlots {
+    /// `slots` (at least 1) slots of `len` bytes (at most
+    /// [`MAX_DIGEST_BYTES`]), every byte written once now so that no page
+    /// is first touched during a timed call.
+    pub fn new(len: usize, slots: usize) -> Self {
+        let len = len.min(MAX_DIGEST_BYTES);
+        let slots = slots.max(1);
+        let total = 2 * GUARD_BYTES + slots * len + (slots - 1) * GAP_BYTES;
+        DigestSlots {
+            buf: vec![GUARD_BYTE; total],
+            len,
+            slots,
+        }
+    }
+
+    /// Number of slots.
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// Bytes of one digest.
+    pub fn digest_len(&self) -> usize {
+        self.len
+    }
+
+    fn start(&self, slot: usize) -> usize {
+        GUARD_BYTES + slot * (self.len + GAP_BYTES)
+    }
+
+    /// The slot `slot` names: itself, or slot 0 past the last one (so a
+    /// call never costs a division).
+    #[inline]
+    fn valid(&self, slot: usize) -> usize {
+        if slot < self.slots { slot } else { 0 }
+    }
+
+    /// The digest bytes of `slot` (slot 0 past the last slot).
+    #[inline]
+    pub fn digest(&self, slot: usize) -> &[u8] {
+        let s = self.start(self.valid(slot));
+        &self.buf[s..s + self.len]
+    }
+
+    /// The changed guard bytes: a changed byte between two slots counts
+    /// as past the nearer slot's end or before the nearer slot's start.
+    pub fn damage(&self) -> Damage {
+        let mut d = Damage::default();
+        if self.guards_intact() {
+            return d;
+        }
+        let first = self.start(0);
+        if let Some(i) = self.buf[..first].iter().position(|&b| b != GUARD_BYTE) {
+            d.before = first - i;
+        }
+        for k in 0..self.slots {
+            let end = self.start(k) + self.len;
+            let next = if k + 1 < self.slots {
+                self.start(k + 1)
+            } else {
+                self.buf.len()
+            };
+            for (i, &b) in self.buf[end..next].iter().enumerate() {
+                if b == GUARD_BYTE {
+                    continue;
+                }
+                if k + 1 == self.slots || i < GAP_BYTES / 2 {
+                    d.after = d.after.max(i + 1);
+                } else {
+                    d.before = d.before.max(next - (end + i));
+                }
+            }
+        }
+        d
+    }
+
+    /// Whether every guard byte still holds [`GUARD_BYTE`]: one pass of
+    /// XORs and ORs over each guard region, which the compiler turns into
+    /// vector code (the common case, checked after every gate call).
+    fn guards_intact(&self) -> bool {
+        let clean = |r: &[u8]| r.iter().fold(0u8, |acc, &b| acc | (b ^ GUARD_BYTE)) == 0;
+        let first = self.start(0);
+        clean(&self.buf[..first])
+            && (0..self.slots).all(|k| {
+                let end = self.start(k) + self.len;
+                let next = if k + 1 < self.slots {
+                    self.start(k + 1)
+                } else {
+                    self.buf.len()
+                };
+                clean(&self.buf[end..next])
+            })
+    }
+
+    /// Restores every byte to [`GUARD_BYTE`].
+    pub fn reset(&mut self) {
+        self.buf.fill(GUARD_BYTE);
+    }
+}
+
+/// One digest buffer with guard bytes before and after it.
+pub struct GuardedDigest(DigestSlots);
 
 impl GuardedDigest {
     /// A buffer for `len` digest bytes (at most [`MAX_DIGEST_BYTES`]).
     pub fn new(len: usize) -> Self {
-        let len = len.min(MAX_DIGEST_BYTES);
-        GuardedDigest {
-            buf: vec![GUARD_BYTE; len + GUARD_BYTES],
-            len,
-        }
+        GuardedDigest(DigestSlots::new(len, 1))
     }
 
     /// The digest bytes.
     pub fn digest(&self) -> &[u8] {
-        &self.buf[..self.len]
+        self.0.digest(0)
     }
 
-    /// How many guard bytes after the digest were changed (0 = none): an
-    /// over-write of at least that many bytes past the digest.
+    /// The changed guard bytes around the digest.
+    pub fn damage(&self) -> Damage {
+        self.0.damage()
+    }
+
+    /// How many guard bytes past the digest were changed, counted to the
+    /// furthest (0 = none).
     pub fn overwritten(&self) -> usize {
-        self.buf[self.len..]
-            .iter()
-            .rposition(|&b| b != GUARD_BYTE)
-            .map_or(0, |i| i + 1)
+        self.0.damage().after
     }
 
     /// Whether any byte of the digest area changed (for calls that must
@@ -67,7 +175,7 @@ impl GuardedDigest {
 
     /// Restores every byte to [`GUARD_BYTE`].
     pub fn reset(&mut self) {
-        self.buf.fill(GUARD_BYTE);
+        self.0.reset();
     }
 }
 
@@ -150,27 +258,54 @@ impl CLibrary {
         msg_bits: u64,
         out: &mut GuardedDigest,
     ) -> i32 {
+        self.hash_into(digest_bits, msg, msg_bits, &mut out.0, 0)
+    }
+
+    /// [`hash`](Self::hash) into slot `slot` of `out` (slot 0 past the
+    /// last slot).
+    #[inline]
+    pub fn hash_into(
+        &self,
+        digest_bits: i32,
+        msg: &[u8],
+        msg_bits: u64,
+        out: &mut DigestSlots,
+        slot: usize,
+    ) -> i32 {
         let msg_bits = msg_bits.min(8 * msg.len() as u64);
         let digest_bits = digest_bits.min(8 * out.len as i32);
-        // SAFETY: `msg` holds ceil(msg_bits / 8) readable bytes and `out`
-        // holds digest_bits / 8 writable bytes plus guard bytes (both
-        // capped just above); the pointers live for the call.
-        unsafe { (self.crypt_hash)(digest_bits, msg.as_ptr(), msg_bits, out.buf.as_mut_ptr()) }
+        let start = out.start(out.valid(slot));
+        // SAFETY: `msg` holds ceil(msg_bits / 8) readable bytes; `start`
+        // is a slot of `out.buf` followed by at least `out.len` writable
+        // bytes (digest_bits / 8 is capped to that just above) and guard
+        // bytes; the pointer carries the whole buffer's provenance, so a
+        // stray write into the guards stays in memory we own and shows.
+        unsafe {
+            (self.crypt_hash)(
+                digest_bits,
+                msg.as_ptr(),
+                msg_bits,
+                out.buf.as_mut_ptr().add(start),
+            )
+        }
     }
 
     /// `CryptHash(digest_bits, NULL, msg_bits, out)`: the contract allows
     /// NULL only with `msg_bits == 0` and asks for an error otherwise.
     pub fn hash_null_msg(&self, digest_bits: i32, msg_bits: u64, out: &mut GuardedDigest) -> i32 {
-        let digest_bits = digest_bits.min(8 * out.len as i32);
+        let digest_bits = digest_bits.min(8 * out.0.len as i32);
+        let start = out.0.start(0);
         // SAFETY: NULL is the input under test; the ICCS contract requires
         // an error return for it (or success for msg_bits == 0) without a
-        // read. A library that reads it crashes the worker only.
+        // read. A library that reads it crashes the worker only. `start` is
+        // the digest slot inside `out`'s buffer, with digest_bits / 8
+        // writable bytes (capped above) and guard bytes after it.
         unsafe {
             (self.crypt_hash)(
                 digest_bits,
                 std::ptr::null(),
                 msg_bits,
-                out.buf.as_mut_ptr(),
+                out.0.buf.as_mut_ptr().add(start),
             )
         }
     }

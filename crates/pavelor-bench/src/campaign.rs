@@ -1,7 +1,6 @@
 //! The parent side of a measurement: calibration, trials in separate
 //! processes, aggregation.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use serde::{Deserialize, Serialize};
@@ -9,16 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::clock::CounterKind;
 use crate::isolate::{self, Ended};
 use crate::ops::Subject;
-use crate::worker::{TrialResult, TrialSpec};
-
-/// How to start a worker process: `program args... <spec JSON>`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct WorkerCommand {
-    /// The executable.
-    pub program: PathBuf,
-    /// Arguments before the spec.
-    pub args: Vec<String>,
-}
+use crate::protocol::{Messages, TrialResult, TrialSpec, WorkerCommand, stage};
 
 /// The measurement method: the NICCS harness's planning rule
 /// (`ngcc-dev/ngcc-harness`, `performance/campaign.py`, `plan()`), with
@@ -50,10 +40,116 @@ pub struct Method {
     /// killed and the figure recorded as hung.
     #[serde(default = "default_timeout")]
     pub timeout_s: f64,
+    /// Wall-time limit of one operation at one length, seconds: its
+    /// calibration, trials, reruns and check trials together. An operation
+    /// still running then is stopped and its figure is a TIMEOUT.
+    #[serde(default = "default_op_limit")]
+    pub op_limit_s: f64,
+    /// Memory limit of a worker process (`RLIMIT_AS`), bytes.
+    #[serde(default = "default_worker_memory")]
+    pub worker_memory_bytes: u64,
+    /// How many times a disturbed trial is run again.
+    #[serde(default = "default_reruns")]
+    pub disturbed_reruns: usize,
+}
+
+fn default_reruns() -> usize {
+    DISTURBED_RERUNS
 }
 
 fn default_timeout() -> f64 {
     60.0
+}
+
+fn default_op_limit() -> f64 {
+    DEFAULT_OP_LIMIT_S
+}
+
+fn default_worker_memory() -> u64 {
+    DEFAULT_WORKER_MEMORY_BYTES
+}
+
+/// [`Method::op_limit_s`] by default: twice the harness's 300-second
+/// planning budget of an operation.
+pub const DEFAULT_OP_LIMIT_S: f64 = 600.0;
+
+/// [`Method::worker_memory_bytes`] by default: 2 GiB of address space,
+/// room for a 1 GiB `KAT_2_33` message.
+pub const DEFAULT_WORKER_MEMORY_BYTES: u64 = 2 << 30;
+
+/// A trial is disturbed when its process waited for the CPU (run delay
+/// plus the hypervisor's steal) for more than this share of its timed
+/// calls' time.
+pub const DISTURBED_WAIT_SHARE: f64 = 0.02;
+
+/// How many times a disturbed trial is run again by default, as the
+/// harness does.
+pub const DISTURBED_RERUNS: usize = 2;
+
+/// A figure is IMPLAUSIBLE when a trial's time per call is below this
+/// share of the AES-throughput bound. The bound counts the AES rounds of a
+/// hash at the throughput of 128-bit `AESENC` chains; honest figures seen
+/// here come within 0.98x of it (the submitted AES-NI C at 64 KiB), so
+/// the factor 2 is room for the probe's noise and for a CPU whose wider
+/// AES units beat the 128-bit rate, and still far above what a library
+/// that skips the hashing reaches (a few percent).
+pub const IMPLAUSIBLE_BELOW_BOUND: f64 = 0.5;
+
+/// A library's figure is CACHED when its fastest trial on the repeated
+/// message is more than this factor faster than its check trial on
+/// distinct messages (best of up to three).
+pub const CACHED_FACTOR: f64 = 1.5;
+
+/// Why a figure has no value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FaultKind {
+    /// The worker could not run the trial (start-up, loading, an error).
+    #[default]
+    Error,
+    /// A signal killed the worker.
+    Crash,
+    /// A worker gave no answer within its time limit.
+    Hang,
+    /// The operation ran past [`Method::op_limit_s`], or the library's
+    /// budget ran out.
+    Timeout,
+    /// A timed call returned a wrong digest or a non-zero code.
+    WrongDigest,
+    /// A timed call wrote outside its digest.
+    WritesOutside,
+    /// The answer is not the worker's own: wrong nonce, pid or call
+    /// count, or more time than the process lived.
+    Untrusted,
+    /// Much faster on the repeated message than on distinct ones.
+    Cached,
+    /// Faster than the AES-throughput bound allows.
+    Implausible,
+}
+
+/// A figure that could not be measured: what kind of failure, and one
+/// line about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// The kind.
+    pub kind: FaultKind,
+    /// What happened.
+    pub message: String,
+}
+
+impl Fault {
+    fn new(kind: FaultKind, message: impl Into<String>) -> Self {
+        Fault {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 /// What the planning rule decided for one operation, from its calibration:
@@ -95,6 +191,9 @@ impl Method {
             force_ticks: false,
             cpu: None,
             timeout_s: default_timeout(),
+            op_limit_s: DEFAULT_OP_LIMIT_S,
+            worker_memory_bytes: DEFAULT_WORKER_MEMORY_BYTES,
+            disturbed_reruns: DISTURBED_RERUNS,
         }
     }
 
@@ -194,6 +293,13 @@ pub struct Measurement {
     /// The load averages after the last trial.
     #[serde(default)]
     pub load_average_end: Vec<f64>,
+    /// Trials found disturbed and run again (not part of the figure).
+    #[serde(default)]
+    pub disturbed_reruns: Vec<TrialResult>,
+    /// pavelor's check trials of a library on distinct messages (not part
+    /// of the figure): the figure stands only if they are about as fast.
+    #[serde(default)]
+    pub check_trials: Vec<TrialResult>,
 }
 
 /// UTC now in the harness's form (Python's `isoformat()` of an aware
@@ -337,67 +443,234 @@ pub fn median(v: &mut [f64]) -> f64 {
     }
 }
 
+/// Processes left behind by workers and killed, since this process
+/// started ([`leftovers_killed`]).
+static LEFTOVERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many processes that workers left behind were found and killed
+/// after them so far.
+pub fn leftovers_killed() -> usize {
+    LEFTOVERS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A random number for a worker's spec, from the standard library's
+/// per-process random hash keys and the time.
+fn nonce() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.finish()
+}
+
+/// Runs one worker and checks its answer against what the campaign knows
+/// itself: the nonce and the call count it asked for, the process it
+/// started, and the time that process lived.
 fn run_worker(
     worker: &WorkerCommand,
     spec: &TrialSpec,
     limit: std::time::Duration,
-) -> Result<(TrialResult, Vec<String>, f64), String> {
-    let spec_json = serde_json::to_string(spec).map_err(|e| e.to_string())?;
+    memory: u64,
+) -> Result<Answer, Fault> {
+    let spec_json =
+        serde_json::to_string(spec).map_err(|e| Fault::new(FaultKind::Error, e.to_string()))?;
     let mut cmd = Command::new(&worker.program);
     cmd.args(&worker.args).arg(&spec_json);
+    isolate::set_memory_limit(&mut cmd, memory);
     let mut command_line = vec![worker.program.display().to_string()];
     command_line.extend(worker.args.iter().cloned());
     command_line.push(spec_json);
-    let started = std::time::Instant::now();
-    let out = isolate::run(cmd, limit)?;
-    let wall_s = started.elapsed().as_secs_f64();
+    let nonce = nonce();
+    let input = crate::protocol::nonce_line(nonce);
+    let out = isolate::run_with_input(cmd, limit, Some(input.as_bytes()))
+        .map_err(|e| Fault::new(FaultKind::Error, e))?;
+    LEFTOVERS.fetch_add(out.leftovers_killed, std::sync::atomic::Ordering::Relaxed);
+    let wall_s = out.wall.as_secs_f64();
     let what = format!("trial of {} at {} B", spec.op, spec.size);
+    let untrusted = |why: String| Fault::new(FaultKind::Untrusted, format!("{what}: {why}"));
     match out.ended {
-        Ended::Exited { code: 0 } => {}
-        Ended::Exited { .. } => {
-            // The worker's own message, not whatever the library printed
-            // (its stdout goes to stderr too) after it.
-            let err = out
-                .stderr
-                .lines()
-                .rev()
-                .find(|l| l.starts_with("pavelor trial:"))
-                .unwrap_or("worker failed")
-                .trim_start_matches("pavelor trial:")
-                .trim();
-            return Err(format!("{what} failed: {err}"));
+        Ended::Exited { code: 0 } if !out.stdout.is_empty() => {}
+        Ended::Exited { code } => {
+            return Err(Fault::new(
+                FaultKind::Error,
+                format!(
+                    "{what}: {}",
+                    crate::protocol::missing_answer(code, &out.stderr, stage(&out.stderr))
+                ),
+            ));
         }
-        ended => return Err(format!("{what}: {}", ended.describe())),
+        Ended::Signaled { .. } => {
+            return Err(Fault::new(
+                FaultKind::Crash,
+                format!("{what}: {} {}", out.ended.describe(), stage(&out.stderr)),
+            ));
+        }
+        Ended::TimedOut { .. } => {
+            return Err(Fault::new(
+                FaultKind::Hang,
+                format!("{what}: {}", out.ended.describe()),
+            ));
+        }
     }
     if out.stdout_truncated {
-        return Err(format!(
-            "{what}: unreadable trial result: longer than 16 MiB or not closed"
+        return Err(untrusted(
+            "an answer longer than 16 MiB, or a pipe left open".into(),
         ));
     }
-    let result =
-        serde_json::from_slice(&out.stdout).map_err(|e| format!("unreadable trial result: {e}"))?;
+    let mut result: TrialResult = serde_json::from_slice(&out.stdout)
+        .map_err(|e| untrusted(format!("an answer that is not a trial result ({e})")))?;
+    // The peak RSS is the kernel's count for the process, not the worker's
+    // word.
+    if out.peak_rss_kib.is_some() {
+        result.peak_rss_kib = out.peak_rss_kib;
+    }
+    if result.nonce != nonce {
+        return Err(untrusted(
+            "the answer lacks the campaign's nonce: it was not written by the worker".into(),
+        ));
+    }
+    if out.pid != result.pid {
+        return Err(untrusted(format!(
+            "the answer names process {}, but the worker was {}",
+            result.pid, out.pid
+        )));
+    }
+    if result.calls != spec.calls.max(1) {
+        return Err(untrusted(format!(
+            "the answer counts {} calls; {} were asked for",
+            result.calls,
+            spec.calls.max(1)
+        )));
+    }
+    if result.ns as f64 / 1e9 > wall_s {
+        return Err(untrusted(format!(
+            "the answer claims {:.6} s of timed calls in a process that lived {wall_s:.6} s",
+            result.ns as f64 / 1e9
+        )));
+    }
+    let c = &result.checks;
+    if c.damage.any() {
+        return Err(Fault::new(
+            FaultKind::WritesOutside,
+            format!("{what}: {}", c.damage.describe()),
+        ));
+    }
+    if c.wrong_digests > 0 {
+        return Err(Fault::new(
+            FaultKind::WrongDigest,
+            format!(
+                "{what}: {} of {} checked timed calls returned a wrong digest (first: call {})",
+                c.wrong_digests,
+                c.digests_checked,
+                c.first_wrong_call.unwrap_or_default()
+            ),
+        ));
+    }
+    if c.failed_calls > 0 {
+        return Err(Fault::new(
+            FaultKind::WrongDigest,
+            format!("{what}: {} timed calls returned non-zero", c.failed_calls),
+        ));
+    }
     Ok((result, command_line, wall_s))
 }
 
 /// A time limit of `s` seconds, or an error naming `what`.
-fn limit_of(s: f64, what: &dyn Fn() -> String) -> Result<std::time::Duration, String> {
-    std::time::Duration::try_from_secs_f64(s)
-        .map_err(|e| format!("{}: time limit of {s} s: {e}", what()))
+fn limit_of(s: f64, what: &dyn Fn() -> String) -> Result<std::time::Duration, Fault> {
+    std::time::Duration::try_from_secs_f64(s).map_err(|e| {
+        Fault::new(
+            FaultKind::Error,
+            format!("{}: time limit of {s} s: {e}", what()),
+        )
+    })
+}
+
+/// Why `t` counts as disturbed, if it does: its process waited for the CPU
+/// (run delay, and the hypervisor's steal) for more than
+/// [`DISTURBED_WAIT_SHARE`] of its timed calls' time.
+pub fn disturbance(t: &TrialResult) -> Option<String> {
+    let waited = t.sched.run_delay_ns.unwrap_or(0) + t.sched.steal_ns.unwrap_or(0);
+    (t.ns > 0 && waited as f64 > DISTURBED_WAIT_SHARE * t.ns as f64).then(|| {
+        format!(
+            "waited {:.1} ms for the CPU in {:.1} ms of timed calls",
+            waited as f64 / 1e6,
+            t.ns as f64 / 1e6
+        )
+    })
+}
+
+/// What one operation may still spend, and the limit of its next worker.
+struct Budget {
+    started: std::time::Instant,
+    limit_s: f64,
+}
+
+impl Budget {
+    /// The time limit of the next worker: its own, or what is left of the
+    /// operation's, whichever is shorter; and whether it is the latter.
+    fn limit(
+        &self,
+        worker_s: f64,
+        what: &dyn Fn() -> String,
+    ) -> Result<(std::time::Duration, bool), Fault> {
+        let left = self.limit_s - self.started.elapsed().as_secs_f64();
+        if left <= 0.0 {
+            return Err(Fault::new(
+                FaultKind::Timeout,
+                format!(
+                    "{}: over the limit of {} s per operation",
+                    what(),
+                    self.limit_s
+                ),
+            ));
+        }
+        limit_of(worker_s.min(left), what).map(|d| (d, left < worker_s))
+    }
+
+    /// A worker killed at the operation's limit (not at its own) makes the
+    /// operation a timeout.
+    fn classify(&self, f: Fault, by_budget: bool) -> Fault {
+        if f.kind == FaultKind::Hang && by_budget {
+            Fault::new(
+                FaultKind::Timeout,
+                format!(
+                    "{} (the operation's limit of {} s)",
+                    f.message, self.limit_s
+                ),
+            )
+        } else {
+            f
+        }
+    }
 }
 
 /// Measures `subject` at `size` bytes as the NICCS harness does: a
 /// calibration process times one cold call (`t1`), [`Method::plan`] turns
 /// it into calls per trial, warm-ups and trials, and each trial runs in a
 /// fresh process: its warm-up calls, then exactly the planned calls between
-/// the two counter reads. Any worker that fails, crashes or hangs ends the
-/// figure with an error saying so.
+/// the two counter reads.
+///
+/// Beyond the harness: every answer is checked ([`run_worker`]); a
+/// disturbed trial is run again up to [`Method::disturbed_reruns`] times; a
+/// Pavelor figure faster than the AES bound of its own trial is
+/// IMPLAUSIBLE; a library's figure must agree with a check trial on
+/// distinct messages ([`CACHED_FACTOR`]); and the whole operation must end
+/// within [`Method::op_limit_s`].
 pub fn measure(
     worker: &WorkerCommand,
     method: &Method,
     subject: &Subject,
     size: usize,
-) -> Result<Measurement, String> {
+    campaign_aes_per_round: Option<f64>,
+) -> Result<Measurement, Fault> {
     let what = || format!("{} at {size} B", subject.id());
+    let budget = Budget {
+        started: std::time::Instant::now(),
+        limit_s: method.op_limit_s,
+    };
     let started_utc = utc_iso();
     let load_average_start = load_average();
     let mut spec = TrialSpec {
@@ -408,68 +681,164 @@ pub fn measure(
         force_ticks: method.force_ticks,
         cpu: method.cpu,
         lib: subject.lib_target(),
+        messages: Messages::Repeated,
     };
-    let (calibration, cal_command, cal_wall) =
-        run_worker(worker, &spec, limit_of(method.timeout_s.max(0.1), &what)?)?;
+    let memory = method.worker_memory_bytes;
+    let run = |spec: &TrialSpec, limit_s: f64| {
+        let (limit, by_budget) = budget.limit(limit_s, &what)?;
+        run_worker(worker, spec, limit, memory).map_err(|f| budget.classify(f, by_budget))
+    };
+    let (calibration, cal_command, cal_wall) = run(&spec, method.timeout_s.max(0.1))?;
     let t1 = calibration.ns as f64 / 1e9;
     let plan = method.plan(t1, (cal_wall - t1).max(0.0));
-    if Method::reuses_calibration(&plan) {
-        return Ok(Measurement {
-            op: subject.id(),
-            size,
-            trials: vec![calibration.clone()],
-            calibration,
-            plan,
-            command_line: cal_command,
-            trial_wall_s: vec![cal_wall],
-            started_utc,
-            ended_utc: utc_iso(),
-            load_average_start,
-            load_average_end: load_average(),
-        });
-    }
-    spec.calls = plan.iterations_per_trial;
-    spec.warmups = plan.warmups;
-    // Every trial gets a process of its own, also where the harness would
-    // run them all in one (a worker that takes a minute to start): the
-    // limit is then the one of a single trial.
-    let limit = if plan.separate_processes {
-        plan.timeout_per_process_s
-    } else {
-        3.0 * (plan.iterations_per_trial + plan.warmups) as f64 * t1
-            + 3.0 * plan.calibration_setup_seconds
-            + 300.0
-    };
-    let limit = limit_of(limit, &what)?;
-    let mut trials = Vec::with_capacity(plan.trials as usize);
-    let mut trial_wall_s = Vec::with_capacity(plan.trials as usize);
-    let mut command_line = Vec::new();
-    for _ in 0..plan.trials {
-        let (t, cl, wall) = run_worker(worker, &spec, limit)?;
-        if command_line.is_empty() {
-            command_line = cl;
-        }
-        trials.push(t);
-        trial_wall_s.push(wall);
-    }
-    Ok(Measurement {
+    let mut m = Measurement {
         op: subject.id(),
         size,
-        calibration,
-        plan,
-        trials,
-        command_line,
-        trial_wall_s,
+        trials: Vec::new(),
+        calibration: calibration.clone(),
+        plan: plan.clone(),
+        command_line: cal_command,
+        trial_wall_s: Vec::new(),
         started_utc,
-        ended_utc: utc_iso(),
+        ended_utc: String::new(),
         load_average_start,
-        load_average_end: load_average(),
-    })
+        load_average_end: Vec::new(),
+        disturbed_reruns: Vec::new(),
+        check_trials: Vec::new(),
+    };
+    if Method::reuses_calibration(&plan) {
+        let mut t = calibration;
+        t.disturbed = disturbance(&t);
+        m.trials.push(t);
+        m.trial_wall_s.push(cal_wall);
+    } else {
+        spec.calls = plan.iterations_per_trial;
+        spec.warmups = plan.warmups;
+        // Every trial gets a process of its own, also where the harness
+        // would run them all in one (a worker that takes a minute to
+        // start): the limit is then the one of a single trial.
+        let limit = if plan.separate_processes {
+            plan.timeout_per_process_s
+        } else {
+            3.0 * (plan.iterations_per_trial + plan.warmups) as f64 * t1
+                + 3.0 * plan.calibration_setup_seconds
+                + 300.0
+        };
+        let mut command_line = Vec::new();
+        for _ in 0..plan.trials {
+            let mut reruns = 0;
+            let (mut t, mut cl, mut wall) = run(&spec, limit)?;
+            while let Some(why) = disturbance(&t) {
+                if reruns == method.disturbed_reruns {
+                    t.disturbed = Some(why);
+                    break;
+                }
+                t.disturbed = Some(why);
+                m.disturbed_reruns.push(t);
+                reruns += 1;
+                (t, cl, wall) = run(&spec, limit)?;
+            }
+            if command_line.is_empty() {
+                command_line = cl;
+            }
+            m.trials.push(t);
+            m.trial_wall_s.push(wall);
+        }
+        m.command_line = command_line;
+    }
+    if let Some(alg) = subject.algorithm() {
+        check_bound(&m, alg, campaign_aes_per_round)
+            .map_err(|f| Fault::new(f.kind, format!("{}: {}", what(), f.message)))?;
+    }
+    if spec.lib.is_some() {
+        check_consistency(&mut m, &spec, &run, &what())?;
+    }
+    m.ended_utc = utc_iso();
+    m.load_average_end = load_average();
+    Ok(m)
+}
+
+/// Every trial's time per call against the AES bound
+/// ([`IMPLAUSIBLE_BELOW_BOUND`]): the bound of the campaign's own probe
+/// where there is one (the trial's probe is the worker's word), else the
+/// trial's. A trial without a probe on a machine where the campaign
+/// probed is not the worker's answer.
+fn check_bound(
+    m: &Measurement,
+    alg: pavelor::Algorithm,
+    campaign_per_round: Option<f64>,
+) -> Result<(), Fault> {
+    for (k, t) in m.trials.iter().enumerate() {
+        let per_round = match (campaign_per_round, t.aes_per_round) {
+            (Some(c), Some(_)) => c,
+            (Some(_), None) => {
+                return Err(Fault::new(
+                    FaultKind::Untrusted,
+                    format!("trial {} has no AES probe of its own", k + 1),
+                ));
+            }
+            (None, Some(p)) => p,
+            (None, None) => continue,
+        };
+        let bound = crate::aes_probe::bound_per_call(per_round, alg, m.size);
+        let per_call = t.cycles as f64 / t.calls.max(1) as f64;
+        if per_call < IMPLAUSIBLE_BELOW_BOUND * bound {
+            return Err(Fault::new(
+                FaultKind::Implausible,
+                format!(
+                    "trial {} took {per_call:.0} {} per call, {:.2}x the AES-throughput bound of {bound:.0} (no correct implementation is below 1x)",
+                    k + 1,
+                    t.counter.unit(),
+                    per_call / bound
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A library's check trial on distinct messages, up to three times (best
+/// of them), against the figure's fastest trial ([`CACHED_FACTOR`]).
+/// A worker's checked answer: its result, its command line and its wall
+/// time, seconds.
+type Answer = (TrialResult, Vec<String>, f64);
+
+fn check_consistency(
+    m: &mut Measurement,
+    spec: &TrialSpec,
+    run: &dyn Fn(&TrialSpec, f64) -> Result<Answer, Fault>,
+    what: &str,
+) -> Result<(), Fault> {
+    let per_call = |t: &TrialResult| t.cycles as f64 / t.calls.max(1) as f64;
+    let fastest = m.trials.iter().map(per_call).fold(f64::MAX, f64::min);
+    let mut check = spec.clone();
+    check.messages = Messages::Distinct;
+    let limit = m
+        .plan
+        .timeout_per_process_s
+        .max(m.calibration.ns as f64 / 1e9 * 3.0 + 60.0);
+    let mut best = f64::MAX;
+    for _ in 0..=DISTURBED_RERUNS {
+        let (t, _, _) = run(&check, limit)?;
+        best = best.min(per_call(&t));
+        m.check_trials.push(t);
+        if fastest * CACHED_FACTOR >= best {
+            return Ok(());
+        }
+    }
+    Err(Fault::new(
+        FaultKind::Cached,
+        format!(
+            "{what}: {fastest:.0} per call on the repeated message but {best:.0} on distinct messages ({:.1}x): it answers repeated calls without hashing",
+            best / fastest
+        ),
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::Sched;
 
     #[test]
     fn plan_follows_the_harness() {
@@ -518,6 +887,11 @@ mod tests {
             cpu: Some(1),
             pid: 1,
             aes_per_round: aes,
+            nonce: 0,
+            messages: Messages::Repeated,
+            checks: Default::default(),
+            sched: Default::default(),
+            disturbed: None,
         }
     }
 
@@ -535,6 +909,8 @@ mod tests {
             ended_utc: String::new(),
             load_average_start: Vec::new(),
             load_average_end: Vec::new(),
+            disturbed_reruns: Vec::new(),
+            check_trials: Vec::new(),
         };
         assert_eq!(
             m(&[Some(0.31), Some(0.29), Some(0.30)]).trial_aes_per_round(),
@@ -544,6 +920,55 @@ mod tests {
         // back to the campaign's probe).
         assert_eq!(m(&[Some(0.31), None]).trial_aes_per_round(), None);
         assert_eq!(m(&[]).trial_aes_per_round(), None);
+    }
+
+    #[test]
+    fn a_trial_that_waited_for_its_cpu_is_disturbed() {
+        let mut t = trial(None);
+        t.ns = 1_000_000;
+        t.sched.run_delay_ns = Some(19_000);
+        assert_eq!(disturbance(&t), None);
+        t.sched.steal_ns = Some(2_000);
+        assert!(disturbance(&t).is_some_and(|w| w.contains("0.0 ms") || w.contains("ms")));
+        t.sched = Sched::default();
+        assert_eq!(disturbance(&t), None, "no scheduler figures: not disturbed");
+    }
+
+    #[test]
+    fn the_aes_bound_uses_the_campaign_s_probe_and_needs_the_trial_s() {
+        let alg = pavelor::Algorithm::Pavelor512;
+        // 65536 B of Pavelor-512: 1025 Paff calls of 456 rounds.
+        let bound = crate::aes_probe::bound_per_call(0.3, alg, 65536);
+        let fig = |per_call: f64, aes: Option<f64>| {
+            let mut t = trial(aes);
+            t.calls = 10;
+            t.cycles = (per_call * 10.0) as u64;
+            Measurement {
+                op: "x".into(),
+                size: 65536,
+                calibration: t.clone(),
+                plan: Method::standard().plan(1e-4, 1e-3),
+                trials: vec![t],
+                command_line: Vec::new(),
+                trial_wall_s: Vec::new(),
+                started_utc: String::new(),
+                ended_utc: String::new(),
+                load_average_start: Vec::new(),
+                load_average_end: Vec::new(),
+                disturbed_reruns: Vec::new(),
+                check_trials: Vec::new(),
+            }
+        };
+        assert!(check_bound(&fig(bound, Some(0.3)), alg, Some(0.3)).is_ok());
+        let fast = check_bound(&fig(0.1 * bound, Some(0.3)), alg, Some(0.3));
+        assert_eq!(fast.map_err(|f| f.kind), Err(FaultKind::Implausible));
+        // A trial claiming a tiny probe of its own is held to the
+        // campaign's.
+        let claimed = check_bound(&fig(0.1 * bound, Some(0.001)), alg, Some(0.3));
+        assert_eq!(claimed.map_err(|f| f.kind), Err(FaultKind::Implausible));
+        let none = check_bound(&fig(bound, None), alg, Some(0.3));
+        assert_eq!(none.map_err(|f| f.kind), Err(FaultKind::Untrusted));
+        assert!(check_bound(&fig(0.1 * bound, None), alg, None).is_ok());
     }
 
     #[test]

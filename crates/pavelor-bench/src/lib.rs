@@ -2,9 +2,11 @@
 //! (`perf_event_open`, else the TSC, labelled as such), trials in separate
 //! processes, one JSON record per figure, and the §3.5 report.
 //!
-//! * [`clock`] — cycle and time sources; [`hw`] — tick counter and AES probe.
+//! * [`clock`] — cycle and time sources; [`hw`] — tick counter and AES
+//!   chains; [`aes_probe`] — the AES-throughput bound.
 //! * [`host`] — the NICCS harness's host checks (fixed clock, SMT, counter).
 //! * [`ops`] — what is measured (Pavelor per backend, comparison hashes).
+//! * [`protocol`] — what the campaign and a worker process tell each other.
 //! * [`worker`] — the measured process (one trial).
 //! * [`library`] — C `CryptHash` libraries: identity, gate, isolation
 //!   ([`isolate`]); [`cabi`] is the binding.
@@ -13,6 +15,7 @@
 //! * [`quick`] — `pavelor bench`: everything side by side in one process.
 //! * [`niccs`] — datasets in the NICCS harness's layout: schema, page, checks.
 
+pub mod aes_probe;
 pub mod cabi;
 pub mod campaign;
 pub mod chart;
@@ -26,6 +29,7 @@ pub mod library;
 pub mod niccs;
 pub mod ops;
 pub mod output;
+pub mod protocol;
 pub mod quick;
 pub mod report;
 pub mod worker;

@@ -189,9 +189,9 @@ impl Subject {
     }
 
     /// What the worker times for a library.
-    pub fn lib_target(&self) -> Option<crate::worker::LibTarget> {
+    pub fn lib_target(&self) -> Option<crate::protocol::LibTarget> {
         match self {
-            Subject::Lib { path, alg, .. } => Some(crate::worker::LibTarget {
+            Subject::Lib { path, alg, .. } => Some(crate::protocol::LibTarget {
                 path: path.clone(),
                 bits: alg.output_bits(),
             }),

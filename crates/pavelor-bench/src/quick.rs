@@ -12,8 +12,8 @@ use serde::Serialize;
 
 use crate::clock::{CounterKind, CycleCounter, monotonic_raw_ns};
 use crate::ops::{Operation, Prepared};
+use crate::protocol::message;
 use crate::report::{AesProbe, aes_probe, bound_per_call, probe_aes_with};
-use crate::worker::message;
 
 /// Messages per call of the batched API.
 pub const BATCH: usize = 16;
@@ -72,7 +72,7 @@ impl BenchOp {
 /// timed in this process. (The full KAT gate and per-trial isolation are
 /// `pavelor report --lib`'s.)
 pub fn lib_ops(
-    worker: &crate::campaign::WorkerCommand,
+    worker: &crate::protocol::WorkerCommand,
     libs: &[crate::library::LibSpec],
     timeout: std::time::Duration,
 ) -> (Vec<BenchOp>, Vec<crate::library::gate::LibGate>) {
@@ -81,6 +81,7 @@ pub fn lib_ops(
         kat_2_33: false,
         timeout,
         kats: false,
+        memory_bytes: crate::campaign::DEFAULT_WORKER_MEMORY_BYTES,
     };
     let mut ops = Vec::new();
     let mut gates = Vec::new();

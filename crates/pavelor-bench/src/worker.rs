@@ -6,80 +6,14 @@
 //! the worker runs nothing but the library's hashing calls.
 
 use std::hint::black_box;
-use std::io::Write;
+use std::io::{Read, Write};
 
-use serde::{Deserialize, Serialize};
-
-use crate::clock::{CounterKind, CycleCounter, monotonic_raw_ns};
+use crate::clock::{CycleCounter, monotonic_raw_ns};
 use crate::ops::Operation;
-
-/// What a worker is asked to do.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct TrialSpec {
-    /// [`Operation::id`].
-    pub op: String,
-    /// Message length in bytes.
-    pub size: usize,
-    /// Timed calls: exactly this many between the two counter reads
-    /// (1 with no warm-up: a calibration run, one cold call).
-    pub calls: u64,
-    /// Untimed calls before the timed ones.
-    #[serde(default)]
-    pub warmups: u64,
-    /// Use the tick counter even if the cycle counter is available.
-    pub force_ticks: bool,
-    /// Pin to this CPU.
-    pub cpu: Option<usize>,
-    /// Time this C library's `CryptHash` instead of a built-in operation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lib: Option<LibTarget>,
-}
-
-/// A C library instance to time through the ICCS ABI.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-pub struct LibTarget {
-    /// The shared library.
-    pub path: std::path::PathBuf,
-    /// `digest_len_bits` of each call.
-    pub bits: u32,
-}
-
-/// What one trial measured.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct TrialResult {
-    /// Timed calls.
-    pub calls: u64,
-    /// Counter delta over all timed calls.
-    pub cycles: u64,
-    /// `CLOCK_MONOTONIC_RAW` nanoseconds over all timed calls.
-    pub ns: u64,
-    /// The counter `cycles` came from.
-    pub counter: CounterKind,
-    /// Why the hardware cycle counter was not used, if it was not.
-    pub counter_note: Option<String>,
-    /// VmRSS after setup, before the warm-up calls, KiB.
-    pub baseline_rss_kib: Option<u64>,
-    /// VmHWM (peak RSS) at the end, KiB.
-    pub peak_rss_kib: Option<u64>,
-    /// The CPU the trial was pinned to.
-    pub cpu: Option<usize>,
-    /// Process id of the trial.
-    pub pid: u32,
-    /// Counter units per AES round at full throughput, probed in this
-    /// process right after the timed calls (the bound the figure is set
-    /// against, measured on the same core at the same moment; `None`
-    /// without hardware AES).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub aes_per_round: Option<f64>,
-}
-
-/// The measured message of `size` bytes, as the NICCS harness's driver
-/// makes it: byte `i` is `(131 * i + size) mod 256`.
-pub fn message(size: usize) -> Vec<u8> {
-    (0..size)
-        .map(|i| (i.wrapping_mul(131).wrapping_add(size) & 0xff) as u8)
-        .collect()
-}
+use crate::protocol::{
+    CallChecks, LibTarget, Messages, REPEATED_SLOTS, Sched, TrialResult, TrialSpec,
+    distinct_message, message,
+};
 
 fn status_kib(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -142,72 +76,179 @@ pub fn cpu_list(cpus: &[usize]) -> String {
     parts.join(",")
 }
 
-/// Runs one trial as `spec` says.
-pub fn run(spec: &TrialSpec) -> Result<TrialResult, String> {
+/// Runs one trial as `spec` says; the answer carries `nonce`.
+pub fn run(spec: &TrialSpec, nonce: u64) -> Result<TrialResult, String> {
+    run_trial(spec).map(|mut r| {
+        r.nonce = nonce;
+        r
+    })
+}
+
+fn run_trial(spec: &TrialSpec) -> Result<TrialResult, String> {
     if let Some(cpu) = spec.cpu {
         pin(cpu)?;
     }
-    let msg = message(spec.size);
     if let Some(target) = &spec.lib {
-        return run_lib(spec, target, &msg);
+        return run_lib(spec, target);
     }
     let op =
         Operation::from_id(&spec.op).ok_or_else(|| format!("unknown operation '{}'", spec.op))?;
     let hasher = op.prepare()?;
-    let mut out = [0u8; 128];
-    Ok(timed(spec, &msg, |m| {
-        hasher.hash(m, &mut out);
-        black_box(&out);
-    }))
-}
-
-/// One trial of a C library's `CryptHash`: every call through the C ABI
-/// into a guarded digest buffer; the first and the last digest of the trial
-/// are checked against ours, the guard bytes after every trial.
-fn run_lib(spec: &TrialSpec, target: &LibTarget, msg: &[u8]) -> Result<TrialResult, String> {
-    use crate::cabi::{CLibrary, GuardedDigest};
-    let alg = pavelor::Algorithm::from_output_bits(target.bits)
-        .ok_or_else(|| format!("{} is not a Pavelor digest length", target.bits))?;
-    let lib = CLibrary::open(&target.path)?;
-    let expected = crate::library::tasks::reference(alg, msg, 8 * msg.len() as u64);
-    let mut out = GuardedDigest::new(alg.output_len());
-    let bits = target.bits as i32;
-    let nbits = 8 * msg.len() as u64;
-    let mut rc = 0;
-    let check = |rc: i32, out: &GuardedDigest| -> Result<(), String> {
-        match out.overwritten() {
-            0 if rc != 0 => Err(format!("CryptHash returned {rc}")),
-            0 if out.digest() != expected.as_slice() => Err("wrong digest".into()),
-            0 => Ok(()),
-            n => Err(format!("wrote at least {n} bytes past the digest")),
-        }
+    let alg = match op {
+        Operation::Pavelor(a, _) => Some(a),
+        _ => None,
     };
-    let result = timed(spec, msg, |m| {
-        rc |= lib.hash(bits, m, nbits, &mut out);
-        black_box(out.digest());
+    let slots = slot_count(spec);
+    let mut out = vec![[0u8; 128]; slots];
+    let mut result = timed(spec, slots, |m, slot| {
+        hasher.hash(m, &mut out[slot]);
+        black_box(&out[slot]);
+        0
     });
-    check(rc, &out)?;
+    // Pavelor's own backends are checked like a library; the comparison
+    // hashes have no second implementation here to check against.
+    if let Some(alg) = alg {
+        let len = alg.output_len();
+        result.checks = check_digests(spec, alg, |i| &out[i % slots][..len], result.checks);
+    }
     Ok(result)
 }
 
-/// Times `call` on `msg` as `spec` says: the warm-up calls, then exactly
-/// `spec.calls` calls between the two counter reads. The baseline RSS is
+/// Digest slots a trial's calls write into: one per call for distinct
+/// messages (all are checked), [`REPEATED_SLOTS`] in turn otherwise.
+fn slot_count(spec: &TrialSpec) -> usize {
+    let calls = spec.calls.max(1) as usize;
+    match spec.messages {
+        Messages::Repeated => calls.min(REPEATED_SLOTS),
+        Messages::Distinct => calls,
+    }
+}
+
+/// Compares the digests of the timed calls that `digest(i)` still holds
+/// (call `i`; the last [`REPEATED_SLOTS`] calls of a repeated-message
+/// trial, every call of a distinct-message one) with pavelor's answers.
+fn check_digests<'a>(
+    spec: &TrialSpec,
+    alg: pavelor::Algorithm,
+    digest: impl Fn(usize) -> &'a [u8],
+    mut checks: CallChecks,
+) -> CallChecks {
+    let calls = spec.calls.max(1);
+    let base = message(spec.size);
+    let nbits = 8 * spec.size as u64;
+    let reference = |m: &[u8]| crate::library::tasks::reference(alg, m, nbits);
+    let (first, repeated) = match spec.messages {
+        Messages::Repeated => (
+            calls.saturating_sub(REPEATED_SLOTS as u64),
+            Some(reference(&base)),
+        ),
+        Messages::Distinct => (0, None),
+    };
+    let mut msg = base.clone();
+    for i in first..calls {
+        let want = match &repeated {
+            Some(d) => d.clone(),
+            None => {
+                distinct_message(&base, i, &mut msg);
+                reference(&msg)
+            }
+        };
+        checks.digests_checked += 1;
+        if digest(i as usize) != want.as_slice() {
+            checks.wrong_digests += 1;
+            checks.first_wrong_call.get_or_insert(i);
+        }
+    }
+    checks
+}
+
+/// One trial of a C library's `CryptHash`: every call through the C ABI
+/// into a digest slot with guard bytes around it; after the timed calls
+/// the slots still holding a digest are checked against pavelor's, and
+/// every guard byte.
+fn run_lib(spec: &TrialSpec, target: &LibTarget) -> Result<TrialResult, String> {
+    use crate::cabi::{CLibrary, DigestSlots};
+    let alg = pavelor::Algorithm::from_output_bits(target.bits)
+        .ok_or_else(|| format!("{} is not a Pavelor digest length", target.bits))?;
+    let lib = CLibrary::open(&target.path)?;
+    progress("loaded");
+    let slots = slot_count(spec);
+    let mut out = DigestSlots::new(alg.output_len(), slots);
+    let bits = target.bits as i32;
+    let nbits = 8 * spec.size as u64;
+    let mut result = timed(spec, slots, |m, slot| {
+        let rc = lib.hash_into(bits, m, nbits, &mut out, slot);
+        black_box(out.digest(slot));
+        rc
+    });
+    result.checks.damage = out.damage();
+    result.checks = check_digests(spec, alg, |i| out.digest(i % slots), result.checks);
+    Ok(result)
+}
+
+/// A progress line on stderr (`pavelor trial progress: timing`), by which the
+/// campaign tells where a worker that vanished stopped. Unbuffered and
+/// written before the counter reads.
+fn progress(stage: &str) {
+    let _ = writeln!(std::io::stderr(), "pavelor trial progress: {stage}");
+}
+
+/// The scheduler's counters for this process now: (involuntary switches,
+/// run delay ns, steal ns of `cpu`).
+fn sched_now(cpu: Option<usize>) -> (Option<u64>, Option<u64>, Option<u64>) {
+    let switches = status_kib("nonvoluntary_ctxt_switches:");
+    let run_delay = std::fs::read_to_string("/proc/self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse().ok());
+    let steal = cpu.and_then(|c| {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let name = format!("cpu{c}");
+        let line = stat
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(&name))?;
+        let ticks: u64 = line.split_whitespace().nth(8)?.parse().ok()?;
+        // USER_HZ is 100 on every Linux architecture pavelor builds for.
+        Some(ticks * 10_000_000)
+    });
+    (switches, run_delay, steal)
+}
+
+/// Times `call(message, slot)` as `spec` says: the warm-up calls, then
+/// exactly `spec.calls` calls between the two counter reads, call `i`
+/// writing slot `i mod slots`. Call `i` of a distinct-message trial gets
+/// [`distinct_message`]`(i)`, made in place before the call (a store of 8
+/// bytes); `call` returns `CryptHash`'s return value. The baseline RSS is
 /// read before the warm-ups, as the harness's driver reads it.
-fn timed(spec: &TrialSpec, msg: &[u8], mut call: impl FnMut(&[u8])) -> TrialResult {
+fn timed(spec: &TrialSpec, slots: usize, mut call: impl FnMut(&[u8], usize) -> i32) -> TrialResult {
+    let base = message(spec.size);
+    let mut msg = base.clone();
     let mut counter = CycleCounter::open(spec.force_ticks);
     let baseline_rss_kib = status_kib("VmRSS:");
     for _ in 0..spec.warmups {
-        call(black_box(msg));
+        call(black_box(&msg), 0);
     }
     let calls = spec.calls.max(1);
+    let distinct = spec.messages == Messages::Distinct;
+    let mut failed = 0u64;
+    let before = sched_now(spec.cpu);
+    let mut slot = 0usize;
+    progress("timing");
     let (t0, c0) = (monotonic_raw_ns(), counter.read());
-    for _ in 0..calls {
-        call(black_box(msg));
+    for i in 0..calls {
+        if distinct {
+            distinct_message(&base, i, &mut msg);
+        }
+        failed += u64::from(call(black_box(&msg), slot) != 0);
+        slot += 1;
+        if slot == slots {
+            slot = 0;
+        }
     }
     let (t1, c1) = (monotonic_raw_ns(), counter.read());
+    let after = sched_now(spec.cpu);
     let aes_per_round =
-        crate::report::probe_aes_with(&mut counter, 3, 200_000).map(|(best, _)| best);
-
+        crate::aes_probe::probe_aes_with(&mut counter, 3, 200_000).map(|(best, _)| best);
+    let delta = |a: Option<u64>, b: Option<u64>| Some(b?.saturating_sub(a?));
     TrialResult {
         calls,
         cycles: c1.wrapping_sub(c0),
@@ -219,6 +260,18 @@ fn timed(spec: &TrialSpec, msg: &[u8], mut call: impl FnMut(&[u8])) -> TrialResu
         cpu: spec.cpu,
         pid: std::process::id(),
         aes_per_round,
+        nonce: 0,
+        messages: spec.messages,
+        checks: CallChecks {
+            failed_calls: failed,
+            ..CallChecks::default()
+        },
+        sched: Sched {
+            involuntary_switches: delta(before.0, after.0),
+            run_delay_ns: delta(before.1, after.1),
+            steal_ns: delta(before.2, after.2),
+        },
+        disturbed: None,
     }
 }
 
@@ -249,7 +302,11 @@ fn answer_channel() -> Result<Box<dyn std::io::Write>, String> {
 /// the process can write to (see [`answer_channel`]). Returns the process
 /// exit status.
 pub fn main_with_arg(arg: &str) -> i32 {
-    // First, before a library is loaded.
+    // The memory limit first, before a library is loaded.
+    if let Err(e) = crate::isolate::apply_own_limits() {
+        eprintln!("pavelor trial: {e}");
+        return 1;
+    }
     let mut answer = match answer_channel() {
         Ok(a) => a,
         Err(e) => {
@@ -257,26 +314,39 @@ pub fn main_with_arg(arg: &str) -> i32 {
             return 1;
         }
     };
+    // The nonce comes on stdin, read to its end before any library is
+    // loaded (gate tasks get /dev/null: no nonce).
+    let mut input = String::new();
+    if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        let _ = std::io::stdin().take(4096).read_to_string(&mut input);
+    }
+    let nonce = crate::protocol::parse_nonce(&input);
+    input.clear();
     // A request about a C library carries a `lib_task` tag; anything else
     // is a trial spec.
     let result = match serde_json::from_str::<crate::library::tasks::LibTask>(arg) {
         Ok(task) => crate::library::tasks::run(&task),
         Err(_) => serde_json::from_str::<TrialSpec>(arg)
             .map_err(|e| format!("bad trial spec: {e}"))
-            .and_then(|s| run(&s))
+            .and_then(|s| run(&s, nonce))
             .and_then(|r| serde_json::to_string(&r).map_err(|e| e.to_string())),
     };
-    match result {
+    let status = match result {
         Ok(json) => match writeln!(answer, "{json}").and_then(|()| answer.flush()) {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("pavelor trial: cannot write the answer: {e}");
-                1
+                crate::protocol::EXIT_NO_ANSWER_CHANNEL
             }
         },
         Err(e) => {
             eprintln!("pavelor trial: {e}");
             1
         }
-    }
+    };
+    // The library may have closed the answer's descriptor: closing it
+    // again on drop would abort the process (the standard library's check
+    // of owned descriptors), so it is left to the process's exit.
+    std::mem::forget(answer);
+    status
 }

@@ -43,7 +43,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     let mut ops = BenchOp::all();
     let mut done = ExitCode::SUCCESS;
     if !args.libs.is_empty() {
-        let worker = pavelor_bench::campaign::WorkerCommand {
+        let worker = pavelor_bench::protocol::WorkerCommand {
             program: match std::env::current_exe() {
                 Ok(p) => p,
                 Err(e) => {

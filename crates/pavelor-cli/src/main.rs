@@ -40,7 +40,7 @@ enum Command {
     /// Throughput of every instance and backend beside SHA-512, SHA3-512, BLAKE2b, BLAKE3 and SM3.
     Bench(bench::BenchArgs),
     /// Measure this machine and write the NICCS §3.5 report (report.md, records/, charts).
-    Report(report::ReportArgs),
+    Report(Box<report::ReportArgs>),
     /// Internal: one measurement trial (started by `report`).
     #[command(name = "__trial", hide = true)]
     Trial {

@@ -4,9 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use pavelor_bench::campaign::{Method, WorkerCommand};
+use pavelor_bench::campaign::Method;
 use pavelor_bench::library::LibSpec;
 use pavelor_bench::ops::Operation;
+use pavelor_bench::protocol::WorkerCommand;
 use pavelor_bench::report::{self, Config, Progress, SIZES};
 
 use crate::output::{errln, outln};
@@ -20,7 +21,7 @@ pub struct ReportArgs {
     /// Check the KAT files in DIR strictly [default: the official answers built into pavelor].
     #[arg(long, value_name = "DIR")]
     kat_dir: Option<PathBuf>,
-    /// Quick run, not the NICCS method: 3 trials of ~0.02 s per figure and no KAT_2_33 (the report says so in its first lines).
+    /// Quick run, not the NICCS method: 3 trials of ~0.02 s per figure, disturbed trials marked but not run again, and no KAT_2_33 (the report says so in its first lines).
     #[arg(long)]
     quick: bool,
     /// Target seconds of one trial (the NICCS harness's T: 0.5 on arm_1, 1 on x86_1) [default: 0.5, or 0.02 with --quick].
@@ -68,6 +69,24 @@ pub struct ReportArgs {
     /// Seconds a library probe, bad-input check or calibration run may take before it counts as hung.
     #[arg(long, value_name = "S", default_value_t = 60.0, value_parser = parse_timeout)]
     timeout: f64,
+    /// Seconds one operation at one length may take in all (calibration, trials, reruns, check trials) before its figure is a TIMEOUT.
+    #[arg(long, value_name = "S", default_value_t = pavelor_bench::campaign::DEFAULT_OP_LIMIT_S, value_parser = parse_budget)]
+    op_limit: f64,
+    /// Seconds one library's figures may take in all before the library is a TIMEOUT (the campaign goes on).
+    #[arg(long, value_name = "S", default_value_t = report::DEFAULT_LIB_BUDGET_S, value_parser = parse_budget)]
+    lib_budget: f64,
+    /// Memory limit of each worker process, MiB (its address space, RLIMIT_AS).
+    #[arg(long, value_name = "MIB", default_value_t = pavelor_bench::campaign::DEFAULT_WORKER_MEMORY_BYTES >> 20, value_parser = clap::value_parser!(u64).range(64..=(1 << 22)))]
+    worker_memory: u64,
+}
+
+fn parse_budget(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (1.0..=604_800.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a number of seconds between 1 and 604800"
+        )),
+    }
 }
 
 /// Whether `dir` is a harness dataset (it holds a `campaign.json`) rather
@@ -252,6 +271,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
         method.trials = 3;
         method.trial_target_s = 0.02;
         method.min_total = 30;
+        method.disturbed_reruns = 0;
     }
     if let Some(t) = args.trial_seconds {
         method.trial_target_s = t;
@@ -261,6 +281,8 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     }
     method.force_ticks = args.ticks;
     method.timeout_s = args.timeout;
+    method.op_limit_s = args.op_limit;
+    method.worker_memory_bytes = args.worker_memory << 20;
     let allowed = match pavelor_bench::worker::allowed_cpus() {
         Ok(a) if !a.is_empty() => a,
         Ok(_) => {
@@ -299,6 +321,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
         require_fixed_host: args.require_fixed_host,
         system_id: args.system_id.clone().unwrap_or_else(default_system_id),
         niccs_subject: args.niccs_subject.clone(),
+        lib_budget_s: args.lib_budget,
     };
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut progress = |p: Progress<'_>| match p {

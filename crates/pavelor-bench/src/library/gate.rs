@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use super::LibSpec;
 use super::identity::{Identity, identify};
 use super::tasks::{BehaviourResult, Check, KatFileResult, LibTask, ProbeResult, Verdict};
-use crate::campaign::WorkerCommand;
 use crate::isolate::{self, Ended};
+use crate::protocol::WorkerCommand;
 
 /// Why a `KAT_2_33` row is NOT RUN: the run was `--quick` or
 /// `--skip-2-33` (a default `pavelor report` verifies it).
@@ -24,10 +24,12 @@ pub const KAT_2_33_SKIPPED: &str =
 /// What a library's campaign came to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LibStatus {
-    /// Every instance it computes passed the KATs: it is measured.
+    /// Every instance it computes passed the KATs and every figure's
+    /// checks: it is measured.
     #[serde(rename = "PASS")]
     Pass,
-    /// Wrong digests, a failed KAT, or no instance computed correctly.
+    /// Wrong digests (in a KAT or a timed call), a failed KAT, or no
+    /// instance computed correctly.
     #[serde(rename = "FAIL")]
     Fail,
     /// A worker was killed by a signal (SIGSEGV, SIGABRT, ...).
@@ -36,24 +38,57 @@ pub enum LibStatus {
     /// A call did not return within the time limit.
     #[serde(rename = "HANG")]
     Hang,
-    /// A call wrote past the digest.
-    #[serde(rename = "OVERWRITE")]
+    /// An operation, or the library as a whole, ran past its time budget.
+    #[serde(rename = "TIMEOUT")]
+    Timeout,
+    /// A call wrote outside the digest, before or past it.
+    #[serde(rename = "WRITES OUTSIDE DIGEST")]
     Overwrite,
-    /// Not an ELF library, or no `CryptHash` to load.
+    /// Much faster on a repeated message than on distinct ones: it
+    /// answers repeated calls without hashing.
+    #[serde(rename = "CACHED")]
+    Cached,
+    /// Faster than the machine's AES throughput allows.
+    #[serde(rename = "IMPLAUSIBLE")]
+    Implausible,
+    /// A worker's answer did not hold against what the campaign knows
+    /// (nonce, process, call count, time).
+    #[serde(rename = "UNTRUSTED ANSWER")]
+    Untrusted,
+    /// Not an ELF library for this machine, or no `CryptHash` to load.
     #[serde(rename = "LOAD ERROR")]
     LoadError,
 }
 
 impl LibStatus {
-    /// As the report writes it.
+    /// As the report and `libraries.json` write it.
     pub fn label(self) -> &'static str {
         match self {
             LibStatus::Pass => "PASS",
             LibStatus::Fail => "FAIL",
-            LibStatus::Crash => "FAIL: CRASH",
-            LibStatus::Hang => "FAIL: HANG",
-            LibStatus::Overwrite => "FAIL: WRITES PAST DIGEST",
-            LibStatus::LoadError => "FAIL: LOAD ERROR",
+            LibStatus::Crash => "CRASH",
+            LibStatus::Hang => "HANG",
+            LibStatus::Timeout => "TIMEOUT",
+            LibStatus::Overwrite => "WRITES OUTSIDE DIGEST",
+            LibStatus::Cached => "CACHED",
+            LibStatus::Implausible => "IMPLAUSIBLE",
+            LibStatus::Untrusted => "UNTRUSTED ANSWER",
+            LibStatus::LoadError => "LOAD ERROR",
+        }
+    }
+
+    /// The status a figure's fault gives its library.
+    pub fn of_fault(kind: crate::campaign::FaultKind) -> Self {
+        use crate::campaign::FaultKind;
+        match kind {
+            FaultKind::Error | FaultKind::WrongDigest => LibStatus::Fail,
+            FaultKind::Crash => LibStatus::Crash,
+            FaultKind::Hang => LibStatus::Hang,
+            FaultKind::Timeout => LibStatus::Timeout,
+            FaultKind::WritesOutside => LibStatus::Overwrite,
+            FaultKind::Untrusted => LibStatus::Untrusted,
+            FaultKind::Cached => LibStatus::Cached,
+            FaultKind::Implausible => LibStatus::Implausible,
         }
     }
 }
@@ -133,6 +168,8 @@ pub struct GateConfig {
     pub timeout: Duration,
     /// Run the KAT files (false: probe and bad-input checks only).
     pub kats: bool,
+    /// Memory limit of each worker, bytes.
+    pub memory_bytes: u64,
 }
 
 /// How a worker call about a library ended.
@@ -150,13 +187,19 @@ fn last_context(stderr: &str) -> String {
         .map_or(String::new(), |l| format!(" during {}", l.trim()))
 }
 
-fn ask<T: DeserializeOwned>(worker: &WorkerCommand, task: &LibTask, limit: Duration) -> Answer<T> {
+fn ask<T: DeserializeOwned>(
+    worker: &WorkerCommand,
+    task: &LibTask,
+    limit: Duration,
+    memory: u64,
+) -> Answer<T> {
     let json = match serde_json::to_string(task) {
         Ok(j) => j,
         Err(e) => return Answer::Bad(LibStatus::Fail, e.to_string()),
     };
     let mut cmd = Command::new(&worker.program);
     cmd.args(&worker.args).arg(json);
+    isolate::set_memory_limit(&mut cmd, memory);
     let outcome = match isolate::run(cmd, limit) {
         Ok(o) => o,
         Err(e) => return Answer::Bad(LibStatus::Fail, e),
@@ -167,20 +210,17 @@ fn ask<T: DeserializeOwned>(worker: &WorkerCommand, task: &LibTask, limit: Durat
             LibStatus::Fail,
             "unreadable worker answer: longer than 16 MiB or not closed".into(),
         ),
-        Ended::Exited { code: 0 } => match serde_json::from_slice(&outcome.stdout) {
-            Ok(v) => Answer::Ok(v),
-            Err(e) => Answer::Bad(LibStatus::Fail, format!("unreadable worker answer: {e}")),
-        },
-        Ended::Exited { .. } => {
-            let msg = outcome
-                .stderr
-                .lines()
-                .rev()
-                .find(|l| l.starts_with("pavelor trial:"))
-                .unwrap_or("worker failed")
-                .trim_start_matches("pavelor trial:")
-                .trim()
-                .to_string();
+        Ended::Exited { code: 0 } if !outcome.stdout.is_empty() => {
+            match serde_json::from_slice(&outcome.stdout) {
+                Ok(v) => Answer::Ok(v),
+                Err(e) => Answer::Bad(
+                    LibStatus::Untrusted,
+                    format!("an answer that is not the worker's ({e})"),
+                ),
+            }
+        }
+        Ended::Exited { code } => {
+            let msg = crate::protocol::missing_answer(code, &outcome.stderr, context.trim());
             let status = if msg.starts_with("cannot load") || msg.contains("does not export") {
                 LibStatus::LoadError
             } else {
@@ -232,10 +272,16 @@ fn describe_behaviour(check: Check, answer: Answer<BehaviourResult>) -> Behaviou
             } else {
                 s.push_str(", writes nothing");
             }
+            if r.written_before > 0 {
+                s.push_str(&format!(
+                    ", writes {} bytes before the digest",
+                    r.written_before
+                ));
+            }
             if r.overwritten > 0 {
                 s.push_str(&format!(", writes {} bytes past the digest", r.overwritten));
             }
-            (s, conforms && r.overwritten == 0)
+            (s, conforms && r.overwritten == 0 && r.written_before == 0)
         }
         Answer::Bad(_, what) => (what, false),
     };
@@ -292,6 +338,7 @@ pub fn run(
         worker,
         &LibTask::Probe { path: path.clone() },
         config.timeout,
+        config.memory_bytes,
     ) {
         Answer::Ok(p) => p,
         Answer::Bad(status, what) => {
@@ -349,7 +396,7 @@ pub fn run(
                 bits: first.output_bits(),
                 check,
             };
-            let answer = ask(worker, &task, config.timeout);
+            let answer = ask(worker, &task, config.timeout, config.memory_bytes);
             gate.behaviour.push(describe_behaviour(check, answer));
         }
     }
@@ -398,7 +445,7 @@ pub fn run(
                 file: config.kat_dir.as_ref().map(|d| d.join(&file)),
             };
             let answer = match kat_limit(kind, slowest, config.timeout) {
-                Some(limit) => ask::<KatFileResult>(worker, &task, limit),
+                Some(limit) => ask::<KatFileResult>(worker, &task, limit, config.memory_bytes),
                 None => Answer::Bad(
                     LibStatus::Fail,
                     format!("unreadable worker answer: probe time per KiB {slowest} ns"),

@@ -1,12 +1,22 @@
 //! What a library file is, read without loading it: path, size, SHA-256,
 //! ELF build-id, the symbols the dynamic loader sees, and its static
 //! memory (the bytes of its `PT_LOAD` segments).
+//!
+//! The file is untrusted and may be of any size: it is read from its ELF
+//! header, program headers, section headers, dynamic symbol table and
+//! notes ([`crate::elf`]), and hashed in fixed-size chunks, never read
+//! whole into memory.
 
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use object::{Object, ObjectSegment, ObjectSymbol};
+use object::read::ReadCache;
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
+
+use crate::elf;
 
 /// The identity of one library file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,30 +71,114 @@ fn static_total(segments: &[(u64, u64)]) -> Result<u64, String> {
         })
 }
 
+/// Why [`check_header`] refused a file. Both messages are one line and
+/// start with the path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeaderError {
+    /// The file cannot be opened or its first bytes cannot be read.
+    Unreadable(String),
+    /// The file was read: it is not an ELF shared object this machine
+    /// loads (not ELF, another machine, class or byte order, not `ET_DYN`).
+    NotLoadable(String),
+}
+
+impl std::fmt::Display for HeaderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HeaderError::Unreadable(m) | HeaderError::NotLoadable(m) => f.write_str(m),
+        }
+    }
+}
+
+/// Opens `path` and checks its ELF header: magic, class, byte order,
+/// machine (those of this build) and type (`ET_DYN`). Reads its first
+/// [`elf::HEADER_BYTES`] only.
+fn open_checked(path: &Path) -> Result<(File, elf::Ident), HeaderError> {
+    let at = |e: String| format!("{}: {e}", path.display());
+    let (file, ident) =
+        elf::open_elf(path).map_err(|e| HeaderError::Unreadable(at(e.to_string())))?;
+    let ident = ident
+        .and_then(|i| i.check_native().map(|()| i))
+        .and_then(|i| i.check_shared_object().map(|()| i))
+        .map_err(|e| HeaderError::NotLoadable(at(e)))?;
+    Ok((file, ident))
+}
+
+/// The cheap check of a library file: its first bytes are the ELF header
+/// of a shared object for this machine ([`identify`] starts with it).
+pub fn check_header(path: &Path) -> Result<(), HeaderError> {
+    open_checked(path).map(|_| ())
+}
+
+/// Bytes read at a time while hashing.
+const HASH_CHUNK: usize = 1 << 20;
+
+/// The size and SHA-256 of what `file` holds from its start, read
+/// [`HASH_CHUNK`] bytes at a time.
+fn sha256_of(mut file: File) -> std::io::Result<(u64, String)> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut hasher = sha2::Sha256::new();
+    let mut buf = vec![0u8; HASH_CHUNK];
+    let mut size = 0u64;
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        hasher.update(&buf[..n]);
+        size += n as u64;
+    }
+    Ok((size, hex(&hasher.finalize())))
+}
+
 /// Reads the identity of the file at `path` (it is not loaded or run).
+///
+/// Memory stays bounded whatever the file's size: the header check reads
+/// the first bytes (a file that is not an ELF shared object for this
+/// machine is refused there), the ELF tables are read on demand within
+/// [`elf::MAX_TABLE_BYTES`], and the SHA-256 is computed
+/// [`HASH_CHUNK`] bytes at a time. Every error is one line with the path.
 pub fn identify(path: &Path) -> Result<Identity, String> {
-    let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let file = object::File::parse(&*data)
-        .map_err(|e| format!("{}: not an ELF shared library: {e}", path.display()))?;
-    let load_segments: Vec<(u64, u64)> = file.segments().map(|s| (s.address(), s.size())).collect();
-    let static_bytes =
-        static_total(&load_segments).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut exported: Vec<String> = file
-        .dynamic_symbols()
-        .filter(|s| s.is_global() && s.is_definition())
-        .filter_map(|s| s.name().ok().map(String::from))
-        .filter(|n| !n.is_empty())
+    let at = |e: String| format!("{}: {e}", path.display());
+    let (file, ident) = open_checked(path).map_err(|e| e.to_string())?;
+    let cache = ReadCache::new(file);
+    let mut tables = elf::Tables::parse(&cache, ident.is_64).map_err(at)?;
+    let load_segments = tables.load_segments();
+    let static_bytes = static_total(&load_segments).map_err(at)?;
+    let mut names = BTreeSet::new();
+    tables
+        .for_each_symbol(object::elf::SHT_DYNSYM, |s| {
+            if s.is_global && s.is_definition && !s.name.is_empty() {
+                names.insert(s.name);
+            }
+        })
+        .map_err(at)?;
+    let name_bytes = names
+        .iter()
+        .fold(0u64, |t, n| t.saturating_add(n.len() as u64));
+    if name_bytes > elf::MAX_TABLE_BYTES {
+        return Err(at(format!(
+            "its exported symbols' names take {name_bytes} bytes, more than {} \
+             (a crafted or broken ELF file)",
+            elf::MAX_TABLE_BYTES
+        )));
+    }
+    let exported: Vec<String> = names
+        .into_iter()
+        .filter_map(|n| std::str::from_utf8(n).ok().map(String::from))
         .collect();
-    exported.sort();
-    exported.dedup();
+    let build_id = tables.build_id().map_err(at)?.map(hex);
+    let (size, sha256) = sha256_of(cache.into_inner()).map_err(|e| at(e.to_string()))?;
     Ok(Identity {
         path: path.display().to_string(),
         canonical_path: std::fs::canonicalize(path)
             .ok()
             .map(|p| p.display().to_string()),
-        size: data.len() as u64,
-        sha256: hex(&sha2::Sha256::digest(&data)),
-        build_id: file.build_id().ok().flatten().map(hex),
+        size,
+        sha256,
+        build_id,
         exported,
         static_bytes,
         load_segments,
@@ -95,17 +189,129 @@ pub fn identify(path: &Path) -> Result<Identity, String> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn reads_this_test_binary_and_refuses_text() {
+    /// This test binary (a PIE: `ET_DYN`, for this machine), read whole.
+    fn this_binary() -> (std::path::PathBuf, Vec<u8>) {
         let exe = std::env::current_exe().expect("test binary");
+        let data = std::fs::read(&exe).expect("read");
+        (exe, data)
+    }
+
+    /// Writes `data` to a new file in `dir` and identifies it.
+    fn identify_bytes(dir: &Path, name: &str, data: &[u8]) -> (String, Result<Identity, String>) {
+        let path = dir.join(name);
+        std::fs::write(&path, data).expect("write");
+        (path.display().to_string(), identify(&path))
+    }
+
+    #[test]
+    fn reads_this_test_binary() {
+        let (exe, data) = this_binary();
         let id = identify(&exe).expect("an ELF file");
-        assert_eq!(id.size, std::fs::metadata(&exe).expect("meta").len());
-        assert_eq!(id.sha256.len(), 64);
+        assert_eq!(id.size, data.len() as u64);
+        assert_eq!(id.sha256, hex(&sha2::Sha256::digest(&data)));
         assert!(id.static_bytes > 0 && !id.load_segments.is_empty());
+        // As `object` reads the same file in memory.
+        let file = object::File::parse(&*data).expect("parse");
+        use object::{Object, ObjectSegment, ObjectSymbol};
+        let segments: Vec<(u64, u64)> = file.segments().map(|s| (s.address(), s.size())).collect();
+        assert_eq!(id.load_segments, segments);
+        let mut exported: Vec<String> = file
+            .dynamic_symbols()
+            .filter(|s| s.is_global() && s.is_definition())
+            .filter_map(|s| s.name().ok().map(String::from))
+            .filter(|n| !n.is_empty())
+            .collect();
+        exported.sort();
+        exported.dedup();
+        assert_eq!(id.exported, exported);
+        assert_eq!(id.build_id, file.build_id().expect("notes").map(hex));
+        assert_eq!(check_header(&exe), Ok(()));
+    }
+
+    #[test]
+    fn refuses_text_in_one_line() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let txt = dir.path().join("x.so");
-        std::fs::write(&txt, "not elf").expect("write");
-        assert!(identify(&txt).is_err());
+        let (path, r) = identify_bytes(dir.path(), "x.so", b"not elf");
+        let err = r.expect_err("not ELF");
+        assert_eq!(
+            err,
+            format!("{path}: not an ELF file (it starts with 6e 6f 74 20 65 6c 66, \"not elf\")")
+        );
+        let (path, r) = identify_bytes(dir.path(), "empty.so", b"");
+        assert_eq!(
+            r.expect_err("empty"),
+            format!("{path}: not an ELF file (it is empty)")
+        );
+        let missing = dir.path().join("missing.so");
+        let err = identify(&missing).expect_err("missing");
+        assert!(err.starts_with(&format!("{}: ", missing.display())) && !err.contains('\n'));
+        assert!(matches!(
+            check_header(&missing),
+            Err(HeaderError::Unreadable(_))
+        ));
+        assert!(matches!(
+            check_header(&dir.path().join("x.so")),
+            Err(HeaderError::NotLoadable(_))
+        ));
+    }
+
+    #[cfg(all(target_pointer_width = "64", target_endian = "little"))]
+    #[test]
+    fn refuses_another_machine_class_or_type() {
+        let (_, image) = this_binary();
+        assert_eq!(
+            &image[..6],
+            b"\x7fELF\x02\x01",
+            "a 64-bit little-endian ELF file"
+        );
+        let dir = tempfile::tempdir().expect("tempdir");
+        let native = elf::Ident::native().expect("a machine named in elf.rs");
+        let ours = elf::machine_name(native.machine, true);
+
+        let other = if native.machine == object::elf::EM_AARCH64 {
+            object::elf::EM_X86_64
+        } else {
+            object::elf::EM_AARCH64
+        };
+        let mut foreign = image.clone();
+        foreign[18..20].copy_from_slice(&other.to_le_bytes());
+        let (path, r) = identify_bytes(dir.path(), "foreign.so", &foreign);
+        assert_eq!(
+            r.expect_err("another machine"),
+            format!(
+                "{path}: ELF for {}; this machine is {ours}",
+                elf::machine_name(other, true)
+            )
+        );
+
+        let mut class32 = image.clone();
+        class32[4] = object::elf::ELFCLASS32;
+        let (path, r) = identify_bytes(dir.path(), "class32.so", &class32);
+        assert_eq!(
+            r.expect_err("ELFCLASS32"),
+            format!("{path}: ELF for 32-bit {ours}; this machine is 64-bit {ours}")
+        );
+
+        let mut big = image.clone();
+        big[5] = object::elf::ELFDATA2MSB;
+        let (path, r) = identify_bytes(dir.path(), "big.so", &big);
+        let err = r.expect_err("big-endian");
+        assert!(
+            err.starts_with(&format!("{path}: ELF for big-endian ")),
+            "{err}"
+        );
+        assert!(
+            err.ends_with(&format!("; this machine is little-endian {ours}")),
+            "{err}"
+        );
+
+        let mut exec = image.clone();
+        exec[16..18].copy_from_slice(&object::elf::ET_EXEC.to_le_bytes());
+        let (path, r) = identify_bytes(dir.path(), "exec.so", &exec);
+        assert_eq!(
+            r.expect_err("ET_EXEC"),
+            format!("{path}: an ELF executable (ET_EXEC), not a shared library (ET_DYN)")
+        );
     }
 
     #[test]
@@ -123,8 +329,7 @@ mod tests {
     #[cfg(all(target_pointer_width = "64", target_endian = "little"))]
     #[test]
     fn a_crafted_elf_with_huge_segments_is_refused() {
-        let exe = std::env::current_exe().expect("test binary");
-        let mut elf = std::fs::read(&exe).expect("read");
+        let (_, mut elf) = this_binary();
         assert_eq!(&elf[..5], b"\x7fELF\x02", "a 64-bit ELF file");
         let u16_at = |b: &[u8], o: usize| u16::from_le_bytes([b[o], b[o + 1]]) as usize;
         let phoff = u64::from_le_bytes(elf[0x20..0x28].try_into().expect("8 bytes")) as usize;
@@ -139,9 +344,33 @@ mod tests {
         }
         assert!(loads >= 2, "{loads} PT_LOAD segments");
         let dir = tempfile::tempdir().expect("tempdir");
-        let crafted = dir.path().join("crafted.so");
-        std::fs::write(&crafted, &elf).expect("write");
-        let err = identify(&crafted).expect_err("an absurd static size");
+        let (_, r) = identify_bytes(dir.path(), "crafted.so", &elf);
+        let err = r.expect_err("an absurd static size");
         assert!(err.contains("PT_LOAD segments claim"), "{err}");
+    }
+
+    /// A copy of this test binary whose dynamic symbol table claims 1 TiB:
+    /// an error, before anything of that size is read.
+    #[cfg(all(target_pointer_width = "64", target_endian = "little"))]
+    #[test]
+    fn a_crafted_symbol_table_size_is_refused() {
+        let (_, mut elf) = this_binary();
+        let u16_at = |b: &[u8], o: usize| u16::from_le_bytes([b[o], b[o + 1]]) as usize;
+        let shoff = u64::from_le_bytes(elf[0x28..0x30].try_into().expect("8 bytes")) as usize;
+        let (shentsize, shnum) = (u16_at(&elf, 0x3a), u16_at(&elf, 0x3c));
+        let dynsym = (0..shnum)
+            .map(|i| shoff + i * shentsize)
+            .find(|&sh| elf[sh + 4..sh + 8] == 11u32.to_le_bytes())
+            .expect("a .dynsym section");
+        elf[dynsym + 0x20..dynsym + 0x28].copy_from_slice(&(1u64 << 40).to_le_bytes());
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (path, r) = identify_bytes(dir.path(), "crafted.so", &elf);
+        let err = r.expect_err("an absurd symbol table");
+        assert!(
+            err.starts_with(&format!(
+                "{path}: symbol table of 1099511627776 bytes: more than"
+            )),
+            "{err}"
+        );
     }
 }

@@ -61,8 +61,14 @@ impl FromStr for LibSpec {
     }
 }
 
-/// Checks a list of libraries before any work: unique names, readable
-/// regular files.
+/// Checks a list of libraries before any work: unique names, regular
+/// files whose first bytes can be read.
+///
+/// A file that is read but is not an ELF shared object for this machine
+/// (not ELF, another machine, class or byte order, not `ET_DYN`) is not
+/// refused here: the gate gives it the status LOAD ERROR with the same
+/// one-line reason, the report and its records are written, and the other
+/// libraries are measured.
 pub fn validate(libs: &[LibSpec]) -> Result<(), String> {
     for (i, l) in libs.iter().enumerate() {
         if libs[..i].iter().any(|o| o.name == l.name) {
@@ -77,8 +83,12 @@ pub fn validate(libs: &[LibSpec]) -> Result<(), String> {
                 l.path.display()
             ));
         }
-        std::fs::File::open(&l.path)
-            .map_err(|e| format!("--lib {}: {}: {e}", l.name, l.path.display()))?;
+        match identity::check_header(&l.path) {
+            Ok(()) | Err(identity::HeaderError::NotLoadable(_)) => {}
+            Err(identity::HeaderError::Unreadable(e)) => {
+                return Err(format!("--lib {}: {e}", l.name));
+            }
+        }
     }
     Ok(())
 }
@@ -112,11 +122,39 @@ mod tests {
             name: "m".into(),
             path: "/nonexistent/lib.so".into(),
         };
-        assert!(validate(&[missing]).is_err());
+        assert_eq!(
+            validate(&[missing]),
+            Err("--lib m: /nonexistent/lib.so: No such file or directory (os error 2)".into())
+        );
         let dir = LibSpec {
             name: "d".into(),
             path: "/".into(),
         };
-        assert!(validate(&[dir]).is_err());
+        assert_eq!(validate(&[dir]), Err("--lib d: / is not a file".into()));
+    }
+
+    /// A file that is not a library for this machine passes: the gate
+    /// reports it (LOAD ERROR). A regular file whose first bytes cannot be
+    /// read is refused.
+    #[test]
+    fn validate_leaves_wrong_files_to_the_gate_and_refuses_unreadable_ones() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let txt = dir.path().join("x.so");
+        std::fs::write(&txt, "not elf").expect("write");
+        let text = LibSpec {
+            name: "t".into(),
+            path: txt,
+        };
+        assert_eq!(validate(&[text]), Ok(()));
+        // A regular file that opens but cannot be read at offset 0.
+        let mem = std::path::Path::new("/proc/self/mem");
+        if mem.is_file() {
+            let unreadable = LibSpec {
+                name: "u".into(),
+                path: mem.into(),
+            };
+            let err = validate(&[unreadable]).expect_err("unreadable");
+            assert!(err.starts_with("--lib u: /proc/self/mem: "), "{err}");
+        }
     }
 }

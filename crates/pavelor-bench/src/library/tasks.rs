@@ -139,6 +139,9 @@ pub struct BehaviourResult {
     pub digest_correct: bool,
     /// Guard bytes changed past the digest.
     pub overwritten: usize,
+    /// Guard bytes changed before the digest.
+    #[serde(default)]
+    pub written_before: usize,
 }
 
 /// A KAT file checked through the C ABI.
@@ -192,14 +195,11 @@ fn probe(lib: &CLibrary) -> ProbeResult {
             out.reset();
             say(&format!("probe: CryptHash({bits}, {what})"));
             let rc = lib.hash(bits as i32, msg, *nbits, &mut out);
-            let over = out.overwritten();
-            let (verdict, detail) = if over > 0 {
+            let damage = out.damage();
+            let (verdict, detail) = if damage.any() {
                 (
                     Verdict::Overwrite,
-                    format!(
-                        "wrote at least {over} bytes past the {}-byte digest ({what})",
-                        alg.output_len()
-                    ),
+                    format!("{} ({} bytes; {what})", damage.describe(), alg.output_len()),
                 )
             } else if rc != 0 && i == 0 {
                 (Verdict::Rejected, format!("returns {rc}"))
@@ -261,9 +261,9 @@ fn digest_via(
 ) -> Result<Vec<u8>, String> {
     out.reset();
     let rc = lib.hash(alg.output_bits() as i32, msg, nbits, out);
-    let over = out.overwritten();
-    if over > 0 {
-        return Err(format!("wrote at least {over} bytes past the digest"));
+    let damage = out.damage();
+    if damage.any() {
+        return Err(damage.describe());
     }
     if rc != 0 {
         return Err(format!("CryptHash returned {rc}"));
@@ -354,6 +354,7 @@ fn behaviour(lib: &CLibrary, bits: u32, check: Check) -> BehaviourResult {
         digest_written: out.digest_written(),
         digest_correct,
         overwritten: out.overwritten(),
+        written_before: out.damage().before,
     }
 }
 

@@ -359,7 +359,7 @@ fn process(
     alg: Algorithm,
     variant: &str,
     m: &Measurement,
-    t: &crate::worker::TrialResult,
+    t: &crate::protocol::TrialResult,
     wall_s: f64,
 ) -> Process {
     let cycles_available = t.counter == CounterKind::PerfCycles;

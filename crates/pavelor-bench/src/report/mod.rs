@@ -18,7 +18,6 @@
 pub mod charts;
 pub mod dataset;
 pub mod kat;
-pub mod probe;
 pub mod records;
 pub mod reload;
 pub mod rows;
@@ -30,7 +29,7 @@ use std::time::SystemTime;
 
 use pavelor::{Algorithm, Backend};
 
-use crate::campaign::{Measurement, Method, WorkerCommand, measure};
+use crate::campaign::{FaultKind, Measurement, Method, measure};
 use crate::elf::{StaticSize, static_size};
 use crate::env::{Environment, collect};
 use crate::host::{self, HostCheck, HostProblem};
@@ -38,15 +37,15 @@ use crate::library::LibSpec;
 use crate::library::gate::{self, GateConfig, LibGate, LibStatus};
 use crate::niccs;
 use crate::ops::{Operation, Subject};
+use crate::protocol::WorkerCommand;
 
+pub use crate::aes_probe::{
+    AES_ROUNDS_PER_PAFF, AesProbe, aes_probe, bound_per_call, probe_aes_with,
+};
 pub use kat::KatResult;
-pub use probe::{AesProbe, aes_probe, bound_per_call, probe_aes_with};
 
 /// The message lengths S1..S8 of the NICCS guide, in bytes.
 pub const SIZES: [usize; 8] = [32, 128, 512, 1024, 4096, 8192, 16384, 65536];
-
-/// AES rounds in one Paff call.
-pub const AES_ROUNDS_PER_PAFF: f64 = 456.0;
 
 /// Anchor figures of the reference campaigns: (instance, arm_1, x86_1)
 /// cycles per byte at 64 KiB for the submitted reference C.
@@ -102,6 +101,17 @@ pub struct Config {
     /// backend [default: the `--baseline`, else the first `--lib`, else the
     /// best backend].
     pub niccs_subject: Option<String>,
+    /// Wall-time budget of one library's figures, seconds: a library still
+    /// being measured then is a TIMEOUT and the campaign goes on.
+    #[serde(default = "default_lib_budget")]
+    pub lib_budget_s: f64,
+}
+
+/// [`Config::lib_budget_s`] by default: an hour.
+pub const DEFAULT_LIB_BUDGET_S: f64 = 3600.0;
+
+fn default_lib_budget() -> f64 {
+    DEFAULT_LIB_BUDGET_S
 }
 
 /// Progress events for a front end.
@@ -112,13 +122,17 @@ pub enum Progress<'a> {
     Step(&'a str),
 }
 
-/// A figure that could not be measured (a worker failed, crashed or hung).
+/// A figure that could not be measured (a worker failed, crashed or hung,
+/// or its answer failed a check).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FigureFailure {
     /// [`Subject::id`].
     pub op: String,
     /// Message length.
     pub size: usize,
+    /// The kind of failure.
+    #[serde(default)]
+    pub kind: FaultKind,
     /// What happened.
     pub error: String,
 }
@@ -174,6 +188,14 @@ impl Campaign {
             || !self.failures.is_empty()
     }
 
+    /// How many figures still have a disturbed trial after the reruns.
+    pub fn disturbed_figures(&self) -> usize {
+        self.measurements
+            .iter()
+            .filter(|m| m.trials.iter().any(|t| t.disturbed.is_some()))
+            .count()
+    }
+
     /// The counter unit of the figures.
     pub fn unit(&self) -> &'static str {
         self.measurements
@@ -191,7 +213,12 @@ pub fn utc_now() -> String {
 /// report is written also when KATs or libraries fail (it says FAIL at
 /// the top), so check [`Campaign::failed`].
 pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Campaign, String> {
-    let notes = validate::validate(config)?;
+    let mut notes = validate::validate(config)?;
+    if let Err(e) = crate::isolate::become_subreaper() {
+        notes.push(format!(
+            "processes that workers leave behind cannot be collected here: {e}"
+        ));
+    }
     let cpu = config.method.cpu.unwrap_or(0);
     let (first_check, host_problems) = host::check("measure", cpu);
     if config.require_fixed_host && !host_problems.is_empty() {
@@ -223,6 +250,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
         kat_2_33: config.kat_2_33,
         timeout: std::time::Duration::from_secs_f64(config.method.timeout_s.max(0.1)),
         kats: true,
+        memory_bytes: config.method.worker_memory_bytes,
     };
     let libs: Vec<LibGate> = config
         .libs
@@ -242,17 +270,72 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
     progress(Progress::Phase("performance", jobs.len() as u64));
     let mut measurements = Vec::new();
     let mut failures = Vec::new();
+    let mut lib_spent: std::collections::HashMap<String, f64> = Default::default();
+    let mut leftovers_before = crate::campaign::leftovers_killed();
     for (subject, size) in jobs {
         progress(Progress::Step(&format!("{subject} {size} B")));
-        match measure(&worker, &config.method, subject, size) {
-            Ok(m) => measurements.push(m),
-            Err(error) => failures.push(FigureFailure {
+        let lib = match subject {
+            Subject::Lib { name, .. } => Some(name.clone()),
+            Subject::Op(_) => None,
+        };
+        // A library that already failed a figure gets no more: it has a
+        // status of its own and no figure.
+        if let Some(name) = &lib
+            && failures
+                .iter()
+                .any(|f: &FigureFailure| f.op.starts_with(&format!("lib-{name}.")))
+        {
+            failures.push(FigureFailure {
                 op: subject.id(),
                 size,
-                error,
+                kind: FaultKind::Error,
+                error: "not measured: the library failed an earlier figure".into(),
+            });
+            continue;
+        }
+        if let Some(name) = &lib
+            && lib_spent.get(name).copied().unwrap_or(0.0) >= config.lib_budget_s
+        {
+            failures.push(FigureFailure {
+                op: subject.id(),
+                size,
+                kind: FaultKind::Timeout,
+                error: format!(
+                    "the library's budget of {} s (--lib-budget) ran out before {} at {size} B",
+                    config.lib_budget_s,
+                    subject.id()
+                ),
+            });
+            continue;
+        }
+        let t0 = std::time::Instant::now();
+        match measure(
+            &worker,
+            &config.method,
+            subject,
+            size,
+            probe.as_ref().map(|p| p.per_aesenc),
+        ) {
+            Ok(m) => measurements.push(m),
+            Err(fault) => failures.push(FigureFailure {
+                op: subject.id(),
+                size,
+                kind: fault.kind,
+                error: fault.message,
             }),
         }
+        let leftovers = crate::campaign::leftovers_killed() - leftovers_before;
+        leftovers_before += leftovers;
+        if leftovers > 0 {
+            notes.push(format!(
+                "{leftovers} process(es) left behind by the workers of {subject} at {size} B were found and killed"
+            ));
+        }
+        if let Some(name) = lib {
+            *lib_spent.entry(name).or_default() += t0.elapsed().as_secs_f64();
+        }
     }
+    let libs = settle_libraries(libs, &mut measurements, &failures);
     host_checks.push(host::check("measure-end", cpu).0);
     let niccs_environment_end = host::niccs_environment(cpu);
     let campaign = Campaign {
@@ -278,6 +361,25 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
     };
     records::write(config, &campaign)?;
     Ok(campaign)
+}
+
+/// A library that passed the gate keeps PASS only if every figure of it
+/// was measured: the first failed figure gives it its status and reason,
+/// and its figures are dropped.
+fn settle_libraries(
+    mut libs: Vec<LibGate>,
+    measurements: &mut Vec<Measurement>,
+    failures: &[FigureFailure],
+) -> Vec<LibGate> {
+    for g in libs.iter_mut().filter(|g| g.status == LibStatus::Pass) {
+        let prefix = format!("lib-{}.", g.spec.name);
+        if let Some(f) = failures.iter().find(|f| f.op.starts_with(&prefix)) {
+            g.status = LibStatus::of_fault(f.kind);
+            g.detail = f.error.clone();
+            measurements.retain(|m| !m.op.starts_with(&prefix));
+        }
+    }
+    libs
 }
 
 /// Everything to measure, in report order: per instance the Rust

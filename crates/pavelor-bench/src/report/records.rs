@@ -212,6 +212,44 @@ fn describe<'a>(
     }
 }
 
+/// `libraries.json` at the top of the output directory: every `--lib`
+/// with its status and a one-line reason, for scripts.
+pub const LIBRARIES: &str = "libraries.json";
+
+#[derive(Serialize)]
+struct LibrariesFile<'a> {
+    schema: &'static str,
+    libraries: Vec<LibraryLine<'a>>,
+}
+
+#[derive(Serialize)]
+struct LibraryLine<'a> {
+    name: &'a str,
+    path: &'a Path,
+    status: &'static str,
+    reason: &'a str,
+    sha256: Option<&'a str>,
+    instances_measured: Vec<&'static str>,
+}
+
+fn libraries_file(c: &Campaign) -> LibrariesFile<'_> {
+    LibrariesFile {
+        schema: "pavelor-libraries/1",
+        libraries: c
+            .libs
+            .iter()
+            .map(|g| LibraryLine {
+                name: &g.spec.name,
+                path: &g.spec.path,
+                status: g.status.label(),
+                reason: &g.detail,
+                sha256: g.identity.as_ref().map(|i| i.sha256.as_str()),
+                instances_measured: g.measured_instances().iter().map(|a| a.name()).collect(),
+            })
+            .collect(),
+    }
+}
+
 /// The run record of `c`.
 pub fn run_record(config: &Config, c: &Campaign) -> RunRecord {
     RunRecord {
@@ -279,6 +317,7 @@ pub fn write(config: &Config, c: &Campaign) -> Result<(), String> {
         write_file(dir, STATIC_SIZE, &json(s)?)?;
     }
     write_file(dir, RUN_RECORD, &json(&run_record(config, c))?)?;
+    write_file(dir, LIBRARIES, &json(&libraries_file(c))?)?;
     for alg in Algorithm::ALL {
         let svg = charts::chart_for(c, alg);
         write_file(dir, &charts::chart_name(alg), svg.as_bytes())?;

@@ -81,8 +81,11 @@ pub fn check_kat_data(dir: &Path, kat_2_33: bool) -> Result<(), String> {
 }
 
 /// The output directory and its `records/` exist (created if need be) and
-/// take a new file.
+/// take a new file. `out`, or the nearest of its ancestors that exists, must
+/// be a directory or a symbolic link to one: a dangling link or a file is
+/// refused in one line naming it.
 pub fn check_out_dir(out: &Path) -> Result<(), String> {
+    check_out_path(out)?;
     let records = out.join("records");
     std::fs::create_dir_all(&records)
         .map_err(|e| format!("output directory {}: {e}", out.display()))?;
@@ -93,6 +96,47 @@ pub fn check_out_dir(out: &Path) -> Result<(), String> {
         let _ = std::fs::remove_file(&probe);
     }
     Ok(())
+}
+
+/// Refuses an `--out` that `create_dir_all` cannot make a directory of:
+/// the first of `out` and its ancestors that exists (as a name) is a
+/// dangling symbolic link, a link to a file, or a file.
+fn check_out_path(out: &Path) -> Result<(), String> {
+    let Some((path, meta)) = out
+        .ancestors()
+        .filter(|p| !p.as_os_str().is_empty())
+        .find_map(|p| std::fs::symlink_metadata(p).ok().map(|m| (p, m)))
+    else {
+        return Ok(());
+    };
+    let what = if path == out {
+        format!("--out {}", out.display())
+    } else {
+        format!("--out {}: {}", out.display(), path.display())
+    };
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(path)
+            .map_or_else(|e| format!("unreadable: {e}"), |t| t.display().to_string());
+        return match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => Ok(()),
+            Ok(_) => Err(format!(
+                "{what} is a symbolic link to {target}, which is not a directory"
+            )),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(format!("{what} is a dangling symbolic link (to {target})"))
+            }
+            Err(e) => Err(format!(
+                "{what} is a symbolic link (to {target}) that cannot be followed: {e}"
+            )),
+        };
+    }
+    if meta.is_dir() {
+        Ok(())
+    } else if meta.is_file() {
+        Err(format!("{what} is a file, not a directory"))
+    } else {
+        Err(format!("{what} is not a directory"))
+    }
 }
 
 /// Removes the `*.json` records a previous run left in `out/records`: the
@@ -141,5 +185,77 @@ mod tests {
     #[test]
     fn missing_kat_dir_is_refused() {
         assert!(check_kat_data(Path::new("/nonexistent/kat"), false).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn out_dir_links_and_files_are_named_in_one_line() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        let dangling = d.join("dangling");
+        symlink(d.join("nowhere"), &dangling).expect("symlink");
+        assert_eq!(
+            check_out_dir(&dangling),
+            Err(format!(
+                "--out {} is a dangling symbolic link (to {})",
+                dangling.display(),
+                d.join("nowhere").display()
+            ))
+        );
+        // Below a dangling link: the link is named.
+        let below = dangling.join("sub");
+        assert_eq!(
+            check_out_dir(&below),
+            Err(format!(
+                "--out {}: {} is a dangling symbolic link (to {})",
+                below.display(),
+                dangling.display(),
+                d.join("nowhere").display()
+            ))
+        );
+        assert!(!d.join("nowhere").exists(), "a refused --out was created");
+
+        let file = d.join("file");
+        std::fs::write(&file, "x").expect("write");
+        assert_eq!(
+            check_out_dir(&file),
+            Err(format!(
+                "--out {} is a file, not a directory",
+                file.display()
+            ))
+        );
+        assert_eq!(
+            check_out_dir(&file.join("sub")),
+            Err(format!(
+                "--out {}: {} is a file, not a directory",
+                file.join("sub").display(),
+                file.display()
+            ))
+        );
+        let to_file = d.join("to-file");
+        symlink(&file, &to_file).expect("symlink");
+        assert_eq!(
+            check_out_dir(&to_file),
+            Err(format!(
+                "--out {} is a symbolic link to {}, which is not a directory",
+                to_file.display(),
+                file.display()
+            ))
+        );
+        let looped = d.join("loop");
+        symlink(&looped, &looped).expect("symlink");
+        let err = check_out_dir(&looped).expect_err("a loop");
+        assert!(err.contains("cannot be followed"), "{err}");
+
+        // A link to a directory is fine, and so is a new directory below one.
+        let real = d.join("real");
+        std::fs::create_dir(&real).expect("mkdir");
+        let to_dir = d.join("to-dir");
+        symlink(&real, &to_dir).expect("symlink");
+        assert_eq!(check_out_dir(&to_dir), Ok(()));
+        assert!(real.join("records").is_dir());
+        assert_eq!(check_out_dir(&to_dir.join("new/deeper")), Ok(()));
+        assert!(real.join("new/deeper/records").is_dir());
     }
 }

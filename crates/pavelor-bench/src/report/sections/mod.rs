@@ -19,18 +19,41 @@ pub mod resources;
 /// its title.
 pub fn header(s: &mut String, ctx: &Ctx<'_>) {
     let c = ctx.c;
+    let disturbed = c.disturbed_figures();
+    let noisy = if disturbed > 0 {
+        format!(
+            " — {disturbed} of {} figures disturbed (their trial processes waited for the CPU{}; marked † in section 11)",
+            c.measurements.len(),
+            match ctx.config.method.disturbed_reruns {
+                0 => String::new(),
+                n => format!(" even after {n} reruns"),
+            }
+        )
+    } else {
+        String::new()
+    };
     if c.failed() {
         let mut what = Vec::new();
         let kat = c.kat.iter().filter(|k| k.status == "FAIL").count();
         if kat > 0 {
             what.push(format!("{kat} KAT file(s) of the Rust backends failed"));
         }
-        for g in c.libs.iter().filter(|g| g.status != LibStatus::Pass) {
+        let bad: Vec<String> = c
+            .libs
+            .iter()
+            .filter(|g| g.status != LibStatus::Pass)
+            .map(|g| format!("`{}` {}", g.spec.name, g.status.label()))
+            .collect();
+        if !bad.is_empty() {
             what.push(format!(
-                "library `{}`: {} — {}",
-                g.spec.name,
-                g.status.label(),
-                g.detail
+                "{} of {} libraries did not pass ({}; reasons in section 10)",
+                bad.len(),
+                c.libs.len(),
+                if bad.len() <= 3 {
+                    bad.join(", ")
+                } else {
+                    format!("{}, …", bad[..3].join(", "))
+                }
             ));
         }
         if !c.failures.is_empty() {
@@ -39,11 +62,11 @@ pub fn header(s: &mut String, ctx: &Ctx<'_>) {
                 c.failures.len()
             ));
         }
-        let _ = writeln!(s, "**RESULT: FAIL** — {}.\n", what.join("; "));
+        let _ = writeln!(s, "**RESULT: FAIL**{noisy} — {}.\n", what.join("; "));
     } else {
         let _ = writeln!(
             s,
-            "**RESULT: PASS** — every KAT run passed and every figure was measured.\n"
+            "**RESULT: PASS**{noisy} — every KAT run passed and every figure was measured.\n"
         );
     }
     if !c.host_problems.is_empty() {

@@ -77,11 +77,12 @@ fn side_by_side(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm) {
         for &size in &ctx.config.sizes {
             let cell = match (row.at(size), base.and_then(|b| b.at(size))) {
                 (Some(m), Some(b)) => format!(
-                    " {:.0} ({:.2}×) |",
+                    " {:.0} ({:.2}×){} |",
                     m.mean_cycles(),
-                    b.mean_cycles() / m.mean_cycles().max(f64::MIN_POSITIVE)
+                    b.mean_cycles() / m.mean_cycles().max(f64::MIN_POSITIVE),
+                    dagger(m)
                 ),
-                (Some(m), None) => format!(" {:.0} |", m.mean_cycles()),
+                (Some(m), None) => format!(" {:.0}{} |", m.mean_cycles(), dagger(m)),
                 (None, _) if row.failure_at(size).is_some() => " **failed** |".into(),
                 (None, _) => " – |".into(),
             };
@@ -92,7 +93,17 @@ fn side_by_side(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm) {
     s.push('\n');
 }
 
-/// One implementation's full table; failed figures say what happened.
+/// " †" for a figure with a trial still disturbed after the reruns.
+fn dagger(m: &crate::campaign::Measurement) -> &'static str {
+    if m.trials.iter().any(|t| t.disturbed.is_some()) {
+        " †"
+    } else {
+        ""
+    }
+}
+
+/// One implementation's full table; failed figures say what happened;
+/// † marks a figure whose trial processes waited for the CPU.
 fn perf_table(s: &mut String, ctx: &Ctx<'_>, row: &Row<'_>) {
     let u = ctx.unit;
     let _ = writeln!(
@@ -104,7 +115,7 @@ fn perf_table(s: &mut String, ctx: &Ctx<'_>, row: &Row<'_>) {
         if let Some(m) = row.at(size) {
             let _ = writeln!(
                 s,
-                "| {label} | {size} | {:.0} | {:.2} | {:.0} | {} | {:.1} | {} ({} × {}) | [json](./{}) |",
+                "| {label}{dagger} | {size} | {:.0} | {:.2} | {:.0} | {} | {:.1} | {} ({} × {}) | [json](./{}) |",
                 m.mean_cycles(),
                 m.cycles_per_byte(),
                 m.median_trial_mean_cycles(),
@@ -113,7 +124,8 @@ fn perf_table(s: &mut String, ctx: &Ctx<'_>, row: &Row<'_>) {
                 m.total_calls(),
                 m.trials.len(),
                 m.plan.iterations_per_trial,
-                record_name(m)
+                record_name(m),
+                dagger = dagger(m)
             );
         } else if let Some(f) = row.failure_at(size) {
             let _ = writeln!(

@@ -4,9 +4,11 @@
 use pavelor::Algorithm;
 use serde::{Deserialize, Serialize};
 
-use super::AES_ROUNDS_PER_PAFF;
 use crate::clock::{CounterKind, CycleCounter};
 use crate::hw;
+
+/// AES rounds in one Paff call.
+pub const AES_ROUNDS_PER_PAFF: f64 = 456.0;
 
 /// The AES-round throughput probe.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -45,8 +47,6 @@ pub fn bound_per_call(per_round: f64, alg: Algorithm, size: usize) -> f64 {
     let paffs = size / alg.rate_len() + 1 + squeeze;
     paffs as f64 * AES_ROUNDS_PER_PAFF * per_round
 }
-
-impl AesProbe {}
 
 /// Measures the AES-round throughput with the given counter: `AESENC` on
 /// x86, `AESE`+`AESMC` pairs on AArch64 (None without AES instructions).

@@ -1,0 +1,990 @@
+//! Hostile `--lib` libraries measured by `pavelor report` beside a good
+//! one (this project's own `libCryptHash.so`) in the same campaign: each
+//! hostile library gets its status, a one-line reason and no figure; the
+//! good one still PASSes with its figures.
+//!
+//! Most hostile libraries are C shims forwarding to ours that misbehave
+//! only at a message length the timing uses and the functional gate never
+//! does (4096-byte messages = 32768 bits: `KAT_2_12` stops at 4096 bits,
+//! the probe uses 0, 5, 24, 1597, 8000 and 8192 bits, `KAT_Loop` 8192,
+//! `KAT_2_23` 2^23), so that they pass the gate and are caught while timed.
+//! `TIMED(n)` adds the 32-byte length (256 bits), which the gate uses in
+//! one `KAT_2_12` record per worker only.
+//!
+//! Several libraries share one report run (one campaign): the gate and the
+//! Rust backends' KATs and figures are paid once per run. The runs of this
+//! file are serialized (they all pin their trials to the same CPU, and one
+//! of them loads that CPU on purpose).
+
+#![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// One report run at a time (see the file's doc).
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A line past libtest's capture (visible in plain `cargo test` output).
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+fn have_cc() -> bool {
+    let ok = Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        say("SKIPPED: no cc");
+    }
+    ok
+}
+
+fn cc_shared(dir: &Path, name: &str, source: &str) -> PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, source).unwrap();
+    let so = dir.join(format!("lib{name}.so"));
+    let out = Command::new("cc")
+        .args(["-O2", "-fPIC", "-shared", "-o"])
+        .arg(&so)
+        .arg(&c)
+        .output()
+        .expect("the library test needs a C compiler named cc");
+    assert!(
+        out.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    so
+}
+
+/// This project's own `libCryptHash.so` (Pavelor-512), built from
+/// crates/pavelor-ffi in release mode with its own target directory (the
+/// one tests/cli_report.rs uses: cached between runs).
+fn our_crypthash() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("i10-ffi");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(&root)
+        .args(["build", "--release", "-p", "pavelor-ffi", "--target-dir"])
+        .arg(&target)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    target.join("release/libCryptHash.so")
+}
+
+/// C source of a library whose `CryptHash` runs `body`; `forward(b, m, n,
+/// d)` calls `real_so` (ours), `now_ns()` reads `CLOCK_MONOTONIC`,
+/// `TIMED(n)` / `LONG(n)` say whether `n` bits is a length the timing uses
+/// (32 or 4096 bytes) / the timing-only 4096 bytes. `top` is added at file
+/// level before `CryptHash`.
+fn shim(real_so: &Path, top: &str, body: &str) -> String {
+    format!(
+        r#"
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+typedef int (*ch_t)(int, const unsigned char *, unsigned long long, unsigned char *);
+static ch_t real;
+#define TIMED(n) ((n) == 8ULL * 32 || (n) == 8ULL * 4096)
+#define LONG(n) ((n) == 8ULL * 4096)
+__attribute__((unused)) static int forward(int b, const unsigned char *m, unsigned long long n, unsigned char *d) {{
+    if (!real) {{
+        void *h = dlopen("{real}", RTLD_NOW | RTLD_LOCAL);
+        if (!h) return 99;
+        real = (ch_t)dlsym(h, "CryptHash");
+        if (!real) return 98;
+    }}
+    return real(b, m, n, d);
+}}
+__attribute__((unused)) static unsigned long long now_ns(void) {{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec;
+}}
+{top}
+int CryptHash(int b, const unsigned char *m, unsigned long long n, unsigned char *d) {{
+{body}
+}}
+"#,
+        real = real_so.display()
+    )
+}
+
+fn json(path: &Path) -> Value {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+/// `pavelor report --quick --trials 1 --sizes 32,4096 --no-compare
+/// --skip-2-33 --timeout 5 --out OUT`, then `extra`, then a `--lib` per
+/// library. Returns the output and how long it took.
+fn report(out: &Path, libs: &[(&str, &Path)], extra: &[&str]) -> (Output, Duration) {
+    let exe = assert_cmd::cargo::cargo_bin("pavelor");
+    let mut cmd = Command::new(exe);
+    cmd.args([
+        "report",
+        "--quick",
+        "--trials",
+        "1",
+        "--sizes",
+        "32,4096",
+        "--no-compare",
+        "--skip-2-33",
+        "--timeout",
+        "5",
+        "--out",
+    ])
+    .arg(out)
+    .args(extra)
+    .stdin(Stdio::null());
+    for (name, path) in libs {
+        cmd.arg("--lib").arg(format!("{name}={}", path.display()));
+    }
+    let start = Instant::now();
+    let o = cmd.output().unwrap();
+    (o, start.elapsed())
+}
+
+/// Assertion failures of one run, collected so that every library of a
+/// shared run is looked at before the test fails.
+#[derive(Default)]
+struct Findings {
+    failed: Vec<String>,
+}
+
+impl Findings {
+    fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
+        if !ok {
+            let w = what();
+            say(&format!("ASSERTION FAILED: {w}"));
+            self.failed.push(w);
+        }
+    }
+
+    fn finish(self, context: &str) {
+        assert!(
+            self.failed.is_empty(),
+            "{} assertion(s) failed:\n{}\n{context}",
+            self.failed.len(),
+            self.failed.join("\n")
+        );
+    }
+}
+
+/// `libraries.json` of a report run, with each line printed.
+struct Libraries {
+    out: PathBuf,
+    list: Vec<Value>,
+}
+
+impl Libraries {
+    fn read(out: &Path) -> Self {
+        let file = json(&out.join("libraries.json"));
+        assert_eq!(file["schema"], "pavelor-libraries/1", "{file}");
+        let list = file["libraries"].as_array().unwrap().clone();
+        for l in &list {
+            say(&format!("libraries.json: {l}"));
+        }
+        Libraries {
+            out: out.to_path_buf(),
+            list,
+        }
+    }
+
+    fn get(&self, name: &str) -> &Value {
+        self.list
+            .iter()
+            .find(|l| l["name"] == name)
+            .unwrap_or_else(|| panic!("{name} not in libraries.json: {:?}", self.list))
+    }
+
+    /// The figure records `records/lib-NAME.*.json`.
+    fn figures(&self, name: &str) -> Vec<String> {
+        let prefix = format!("lib-{name}.");
+        std::fs::read_dir(self.out.join("records"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(&prefix) && n.ends_with(".json"))
+            .collect()
+    }
+
+    /// The good library: PASS, Pavelor-512 measured, both figures recorded.
+    fn good(&self, f: &mut Findings, name: &str) {
+        let l = self.get(name);
+        f.check(l["status"] == "PASS", || format!("{name}: {l}"));
+        f.check(
+            l["instances_measured"] == serde_json::json!(["Pavelor-512"]),
+            || format!("{name}: {l}"),
+        );
+        let mut figures = self.figures(name);
+        figures.sort();
+        f.check(
+            figures
+                == [
+                    format!("lib-{name}.pavelor-512.S1-32.json"),
+                    format!("lib-{name}.pavelor-512.S5-4096.json"),
+                ],
+            || format!("{name}: figure records {figures:?}"),
+        );
+    }
+
+    /// A hostile library: one of `statuses`, no figure, nothing measured,
+    /// and a one-line reason (under 300 characters) holding one of `words`.
+    /// Returns its reason.
+    fn hostile(&self, f: &mut Findings, name: &str, statuses: &[&str], words: &[&str]) -> String {
+        let l = self.get(name);
+        let status = l["status"].as_str().unwrap_or_default();
+        let reason = l["reason"].as_str().unwrap_or_default().to_string();
+        f.check(statuses.contains(&status), || {
+            format!("{name}: status {status}, expected one of {statuses:?}: {l}")
+        });
+        let figures = self.figures(name);
+        f.check(figures.is_empty(), || {
+            format!("{name}: has figure records {figures:?}")
+        });
+        f.check(l["instances_measured"] == serde_json::json!([]), || {
+            format!("{name}: instances measured: {l}")
+        });
+        f.check(
+            !reason.is_empty() && !reason.contains('\n') && reason.chars().count() < 300,
+            || format!("{name}: the reason is not one short line: {reason:?}"),
+        );
+        f.check(words.iter().any(|w| reason.contains(w)), || {
+            format!("{name}: the reason lacks any of {words:?}: {reason}")
+        });
+        reason
+    }
+}
+
+fn context(o: &Output, took: Duration) -> String {
+    format!(
+        "took {took:?}; exit {:?}\nstdout:\n{}\nstderr (end):\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        tail(&String::from_utf8_lossy(&o.stderr), 30)
+    )
+}
+
+fn tail(s: &str, lines: usize) -> String {
+    let v: Vec<&str> = s.lines().collect();
+    v[v.len().saturating_sub(lines)..].join("\n")
+}
+
+// ---------------------------------------------------------------------------
+// Caches.
+
+/// "cache" keeps the last (message pointer, length, digest pointer) and
+/// returns 0 without writing when a call repeats all three.
+const CACHE_TOP: &str = r#"
+static const unsigned char *last_m;
+static unsigned long long last_n;
+static unsigned char *last_d;"#;
+const CACHE_BODY: &str = r#"
+    if (TIMED(n) && m == last_m && n == last_n && d == last_d) return 0;
+    int rc = forward(b, m, n, d);
+    if (TIMED(n)) { last_m = m; last_n = n; last_d = d; }
+    return rc;"#;
+
+/// "contentcache" remembers the last message's bytes and digest; on the
+/// same bytes again it copies the digest without hashing.
+const CONTENTCACHE_TOP: &str = r#"
+static unsigned char cm[4096], cd[64];
+static unsigned long long cn;
+static int have;"#;
+const CONTENTCACHE_BODY: &str = r#"
+    if (TIMED(n) && b == 512 && have && n == cn && memcmp(m, cm, n / 8) == 0) {
+        memcpy(d, cd, 64);
+        return 0;
+    }
+    int rc = forward(b, m, n, d);
+    if (rc == 0 && TIMED(n) && b == 512) { memcpy(cm, m, n / 8); memcpy(cd, d, 64); cn = n; have = 1; }
+    return rc;"#;
+
+/// "slowmiss": a message other than the previous one is hashed and then
+/// the call spins 4 times as long as the hashing took; the same bytes
+/// again are hashed at full speed (see the test for why not copied).
+const SLOWMISS_TOP: &str = r#"
+static unsigned char sm[4096];
+static unsigned long long sn;
+static int shave;"#;
+const SLOWMISS_BODY: &str = r#"
+    if (!TIMED(n)) return forward(b, m, n, d);
+    if (shave && n == sn && memcmp(m, sm, n / 8) == 0) return forward(b, m, n, d);
+    unsigned long long t0 = now_ns();
+    int rc = forward(b, m, n, d);
+    unsigned long long t = now_ns() - t0;
+    unsigned long long until = now_ns() + 4 * t;
+    while (now_ns() < until) { __asm__ volatile(""); }
+    memcpy(sm, m, n / 8);
+    sn = n;
+    shave = 1;
+    return rc;"#;
+
+/// Libraries that answer repeated calls from memory, beside ours.
+///
+/// * "cache" (pointer cache): the worker gives every timed call its own
+///   digest slot (a ring of 64 for the repeated message), so two calls in
+///   a row never share a digest pointer; the only hits are the second and
+///   third warm-up calls (slot 0, whose digest the first warm-up wrote)
+///   and the first timed call (slot 0 again, same message: its digest is
+///   already there and right). It hashes every other call honestly and
+///   its digests are right: by design it is a PASS, with its figures.
+/// * "contentcache" (compares the bytes): every repeated call is a memcmp
+///   and a 64-byte copy, below the AES-throughput bound (ours at 32 B is
+///   only ~1.25x the bound on this kind of machine): IMPLAUSIBLE; if the
+///   bound were not probed it would be CACHED by the distinct-message
+///   check trial.
+/// * "slowmiss": fast on the repeated message, 5x slower on distinct
+///   ones: CACHED. Its repeated calls hash (at ours' speed) instead of
+///   copying a remembered digest as a real cache would: a copy is
+///   faster than the AES bound, and the figure would be IMPLAUSIBLE
+///   before the consistency check is reached (that is "contentcache").
+#[test]
+fn libraries_answering_from_memory_are_caught_and_the_good_one_passes() {
+    if !have_cc() {
+        return;
+    }
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let good = our_crypthash();
+    let cache = cc_shared(dir.path(), "cache", &shim(&good, CACHE_TOP, CACHE_BODY));
+    let contentcache = cc_shared(
+        dir.path(),
+        "contentcache",
+        &shim(&good, CONTENTCACHE_TOP, CONTENTCACHE_BODY),
+    );
+    let slowmiss = cc_shared(
+        dir.path(),
+        "slowmiss",
+        &shim(&good, SLOWMISS_TOP, SLOWMISS_BODY),
+    );
+    let out = dir.path().join("report");
+    let (o, took) = report(
+        &out,
+        &[
+            ("good", &good),
+            ("cache", &cache),
+            ("contentcache", &contentcache),
+            ("slowmiss", &slowmiss),
+        ],
+        &[],
+    );
+    say(&format!("caches: report took {took:?}"));
+    let ctx = context(&o, took);
+    assert_eq!(o.status.code(), Some(1), "{ctx}");
+    let libs = Libraries::read(&out);
+    let mut f = Findings::default();
+    libs.good(&mut f, "good");
+    libs.good(&mut f, "cache");
+    libs.hostile(
+        &mut f,
+        "contentcache",
+        &["IMPLAUSIBLE", "CACHED"],
+        &["AES", "distinct"],
+    );
+    libs.hostile(&mut f, "slowmiss", &["CACHED"], &["distinct"]);
+    f.finish(&ctx);
+}
+
+// ---------------------------------------------------------------------------
+// Wrong answers, forged answers, exits, closed descriptors, stray writes.
+
+const FLIP7_TOP: &str = "static unsigned long calls7;";
+const FLIP7_BODY: &str = r#"
+    int rc = forward(b, m, n, d);
+    if (rc == 0 && TIMED(n) && ++calls7 % 7 == 0) d[5] ^= 0x10;
+    return rc;"#;
+
+/// Once every 1000 calls of a process, at counts 500, 1500, ... (not at
+/// 1000, 2000, ...: a trial at the cap, 3 warm-ups and 20000 timed calls,
+/// would have its flip at count 20000 among the last 64 calls, which the
+/// repeated-message trial checks; see the test).
+const FLIP1000_TOP: &str = "static unsigned long calls1000;";
+const FLIP1000_BODY: &str = r#"
+    int rc = forward(b, m, n, d);
+    if (rc == 0 && TIMED(n) && ++calls1000 % 1000 == 500) d[9] ^= 0x01;
+    return rc;"#;
+
+/// Writes a made-up trial answer (without the campaign's nonce) to every
+/// pipe among its descriptors but 0 and 2 (the worker's private answer
+/// descriptor is one of them), then ends the process with status 0.
+const FORGE_BODY: &str = r#"
+    if (LONG(n)) {
+        static const char fake[] = "{\"calls\":1,\"cycles\":10,\"ns\":10,\"counter\":\"ticks\",\"counter_note\":null,\"baseline_rss_kib\":null,\"peak_rss_kib\":null,\"cpu\":null,\"pid\":1}\n";
+        for (int fd = 1; fd < 64; fd++) {
+            struct stat st;
+            if (fd == 2 || fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) continue;
+            ssize_t w = write(fd, fake, sizeof fake - 1);
+            (void)w;
+        }
+        _exit(0);
+    }
+    return forward(b, m, n, d);"#;
+
+const EXIT0_BODY: &str = r#"
+    if (LONG(n)) exit(0);
+    return forward(b, m, n, d);"#;
+
+const CLOSEFDS_BODY: &str = r#"
+    if (LONG(n)) for (int fd = 0; fd < 1024; fd++) close(fd);
+    return forward(b, m, n, d);"#;
+
+const BEFORE_BODY: &str = r#"
+    int rc = forward(b, m, n, d);
+    if (rc == 0) d[-16] = 0;
+    return rc;"#;
+
+const AFTER100_BODY: &str = r#"
+    int rc = forward(b, m, n, d);
+    if (rc == 0) d[64 + 99] = 0;
+    return rc;"#;
+
+/// Seven hostile libraries and ours in one campaign.
+///
+/// `--trial-seconds 1` (instead of --quick's 0.02): a trial's calls are
+/// T / t1 (at most 20000), where t1 is the calibration's one *cold* call;
+/// in a shim that call includes its `dlopen` of ours (~120 µs at 32 B,
+/// against ~80 ns warm), so --quick would give ~160 calls per trial and
+/// "flip1000" would flip no digest at all. With T = 1 s a trial has
+/// thousands of calls (~8000 here; still only ~1 ms of timed calls).
+/// The flips at counts 500, 1500, ... then fall outside the last 64 timed
+/// calls, the only ones a repeated-message trial checks, unless the
+/// trial's last count lands in 500..=563 modulo 1000 (~6% of runs): the
+/// distinct-message check trial, which checks every call, catches it
+/// ("N of <all calls> checked"); in those other runs the repeated trial
+/// does ("N of 64 checked"). FAIL either way.
+#[test]
+fn libraries_misbehaving_while_timed_get_their_status_and_no_figure() {
+    if !have_cc() {
+        return;
+    }
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let good = our_crypthash();
+    let build =
+        |name: &str, top: &str, body: &str| cc_shared(dir.path(), name, &shim(&good, top, body));
+    let flip7 = build("flip7", FLIP7_TOP, FLIP7_BODY);
+    let flip1000 = build("flip1000", FLIP1000_TOP, FLIP1000_BODY);
+    let forge = build("forge", "", FORGE_BODY);
+    let exit0 = build("exit0", "", EXIT0_BODY);
+    let closefds = build("closefds", "", CLOSEFDS_BODY);
+    let before = build("before", "", BEFORE_BODY);
+    let after100 = build("after100", "", AFTER100_BODY);
+    let out = dir.path().join("report");
+    let (o, took) = report(
+        &out,
+        &[
+            ("good", &good),
+            ("flip7", &flip7),
+            ("flip1000", &flip1000),
+            ("forge", &forge),
+            ("exit0", &exit0),
+            ("closefds", &closefds),
+            ("before", &before),
+            ("after100", &after100),
+        ],
+        &["--trial-seconds", "1"],
+    );
+    say(&format!("misbehaving: report took {took:?}"));
+    let ctx = context(&o, took);
+    assert_eq!(o.status.code(), Some(1), "{ctx}");
+    let libs = Libraries::read(&out);
+    let mut f = Findings::default();
+    libs.good(&mut f, "good");
+    libs.hostile(&mut f, "flip7", &["FAIL"], &["wrong digest"]);
+    let r = libs.hostile(&mut f, "flip1000", &["FAIL"], &["wrong digest"]);
+    say(&format!("flip1000 was caught by: {r}"));
+    libs.hostile(
+        &mut f,
+        "forge",
+        &["UNTRUSTED ANSWER", "FAIL"],
+        &["nonce", "answer", "exit"],
+    );
+    libs.hostile(&mut f, "exit0", &["FAIL"], &["exit()"]);
+    let r = libs.hostile(
+        &mut f,
+        "closefds",
+        &[
+            "FAIL",
+            "CRASH",
+            "HANG",
+            "UNTRUSTED ANSWER",
+            "WRITES OUTSIDE DIGEST",
+            "TIMEOUT",
+            "CACHED",
+            "IMPLAUSIBLE",
+            "LOAD ERROR",
+        ],
+        &["descriptors"],
+    );
+    say(&format!("closefds: {r}"));
+    libs.hostile(
+        &mut f,
+        "before",
+        &["WRITES OUTSIDE DIGEST"],
+        &["16 bytes before the digest"],
+    );
+    libs.hostile(
+        &mut f,
+        "after100",
+        &["WRITES OUTSIDE DIGEST"],
+        &["100 bytes past the digest"],
+    );
+    f.finish(&ctx);
+}
+
+/// Like "forge", but the answer is one the campaign accepts: the worker's
+/// spec, nonce and call count included, is its last argument, which the
+/// library reads from `/proc/self/cmdline`; the answer claims 10 ns per
+/// call and carries no AES probe (so no bound is checked against it).
+const FORGENONCE_TOP: &str = r#"
+static unsigned long long field(const char *s, const char *key) {
+    const char *p = strstr(s, key);
+    return p ? strtoull(p + strlen(key), 0, 10) : 0;
+}"#;
+const FORGENONCE_BODY: &str = r#"
+    if (LONG(n)) {
+        static char cmd[65536];
+        int fd = open("/proc/self/cmdline", O_RDONLY);
+        ssize_t k = fd < 0 ? -1 : read(fd, cmd, sizeof cmd - 1);
+        if (fd >= 0) close(fd);
+        if (k <= 0) return forward(b, m, n, d);
+        cmd[k] = 0;
+        for (ssize_t i = 0; i < k; i++) if (!cmd[i]) cmd[i] = ' ';
+        unsigned long long nonce = field(cmd, "\"nonce\":"), calls = field(cmd, "\"calls\":");
+        if (!calls) calls = 1;
+        char ans[1024];
+        int len = snprintf(ans, sizeof ans,
+            "{\"calls\":%llu,\"cycles\":%llu,\"ns\":%llu,\"counter\":\"ticks\",\"counter_note\":null,"
+            "\"baseline_rss_kib\":1000,\"peak_rss_kib\":1000,\"cpu\":null,\"pid\":%d,\"nonce\":%llu,\"messages\":\"%s\"}\n",
+            calls, calls * 30, calls * 10, (int)getpid(), nonce,
+            strstr(cmd, "\"distinct\"") ? "distinct" : "repeated");
+        for (int f = 1; f < 64; f++) {
+            struct stat st;
+            if (f == 2 || fstat(f, &st) != 0 || !S_ISFIFO(st.st_mode)) continue;
+            ssize_t w = write(f, ans, (size_t)len);
+            (void)w;
+        }
+        _exit(0);
+    }
+    return forward(b, m, n, d);"#;
+
+/// A forged answer that takes whatever nonce the worker's own command line
+/// holds: the nonce comes on the worker's standard input, read before the
+/// library is loaded, so the forgery lacks it; and a trial answer without
+/// `aes_per_round` would be held to the campaign's own probe.
+#[test]
+fn an_answer_forged_with_the_nonce_from_the_command_line_is_not_taken() {
+    if !have_cc() {
+        return;
+    }
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let good = our_crypthash();
+    let forgenonce = cc_shared(
+        dir.path(),
+        "forgenonce",
+        &shim(&good, FORGENONCE_TOP, FORGENONCE_BODY),
+    );
+    let out = dir.path().join("report");
+    let (o, took) = report(&out, &[("good", &good), ("forgenonce", &forgenonce)], &[]);
+    let ctx = context(&o, took);
+    let libs = Libraries::read(&out);
+    let mut f = Findings::default();
+    libs.good(&mut f, "good");
+    libs.hostile(
+        &mut f,
+        "forgenonce",
+        &["UNTRUSTED ANSWER", "IMPLAUSIBLE", "FAIL"],
+        &[""],
+    );
+    f.finish(&ctx);
+}
+
+// ---------------------------------------------------------------------------
+// Time limits.
+
+const SLEEPER_BODY: &str = r#"
+    if (LONG(n)) sleep(2);
+    return forward(b, m, n, d);"#;
+
+const SLOWLIB_BODY: &str = r#"
+    if (TIMED(n)) usleep(100000);
+    return forward(b, m, n, d);"#;
+
+/// "sleeper" takes 2 s per 4096-byte call: its calibration (one call)
+/// passes, its trial (31 calls) would take a minute and is stopped at
+/// `--op-limit 10`: TIMEOUT. "slowlib" takes 0.1 s per timed call: its
+/// 32-byte figure (a calibration call, then 31 calls in the trial and 31
+/// in the check trial: ~6.4 s, within the operation limit) passes, and
+/// then its `--lib-budget 3` has run out before the 4096-byte figure:
+/// TIMEOUT naming the budget. (0.1 s rather than 0.3 s per call keeps that
+/// first figure under the 10 s operation limit this run shares with
+/// "sleeper", and the run short; the budget is checked between figures.)
+#[test]
+fn time_limits_end_slow_libraries_and_the_good_one_passes() {
+    if !have_cc() {
+        return;
+    }
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let good = our_crypthash();
+    let sleeper = cc_shared(dir.path(), "sleeper", &shim(&good, "", SLEEPER_BODY));
+    let slowlib = cc_shared(dir.path(), "slowlib", &shim(&good, "", SLOWLIB_BODY));
+    let out = dir.path().join("report");
+    let (o, took) = report(
+        &out,
+        &[
+            ("good", &good),
+            ("sleeper", &sleeper),
+            ("slowlib", &slowlib),
+        ],
+        &["--op-limit", "10", "--lib-budget", "3"],
+    );
+    say(&format!("time limits: report took {took:?}"));
+    let ctx = context(&o, took);
+    assert_eq!(o.status.code(), Some(1), "{ctx}");
+    let libs = Libraries::read(&out);
+    let mut f = Findings::default();
+    libs.good(&mut f, "good");
+    let r = libs.hostile(&mut f, "sleeper", &["TIMEOUT"], &["limit"]);
+    f.check(r.contains("10 s"), || {
+        format!("sleeper: the limit not named: {r}")
+    });
+    libs.hostile(&mut f, "slowlib", &["TIMEOUT"], &["budget"]);
+    f.check(took < Duration::from_secs(120), || {
+        format!("the run took {took:?}")
+    });
+    f.finish(&ctx);
+}
+
+// ---------------------------------------------------------------------------
+// Memory and processes left behind.
+
+const HOG_TOP: &str = "static char *hog;";
+const HOG_BODY: &str = r#"
+    if (LONG(n) && !hog) {
+        hog = malloc(3ULL << 30);
+        if (!hog) return 12;
+        memset(hog, 1, 3ULL << 30);
+    }
+    return forward(b, m, n, d);"#;
+
+/// Whether process `pid` is gone: `kill(pid, 0)` fails or it is a zombie,
+/// waiting up to 2 s.
+fn gone_within_2s(pid: i32) -> bool {
+    let t = Instant::now();
+    loop {
+        let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|r| r.trim_start().starts_with('Z'))
+        });
+        if !alive || zombie {
+            return true;
+        }
+        if t.elapsed() > Duration::from_secs(2) {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// "hog" touches 3 GiB on its first 4096-byte call: over the default
+/// worker memory limit of 2048 MiB, its malloc fails and it returns
+/// non-zero (FAIL). "daemon" (a constructor that double-forks a `setsid`
+/// grandchild with closed standard descriptors, sleeping 120 s, and
+/// records its pid) otherwise forwards to ours: whatever its status, no
+/// grandchild may outlive the report.
+#[test]
+fn a_memory_hog_is_stopped_and_no_daemon_outlives_the_report() {
+    if !have_cc() {
+        return;
+    }
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let good = our_crypthash();
+    let hog = cc_shared(dir.path(), "hog", &shim(&good, HOG_TOP, HOG_BODY));
+    let pids = dir.path().join("daemon-pids");
+    let daemon_top = format!(
+        r#"
+__attribute__((constructor)) static void daemonize(void) {{
+    pid_t c = fork();
+    if (c == 0) {{
+        setsid();
+        pid_t g = fork();
+        if (g == 0) {{
+            for (int fd = 0; fd < 3; fd++) close(fd);
+            sleep(120);
+            _exit(0);
+        }}
+        if (g > 0) {{
+            FILE *f = fopen("{}", "a");
+            if (f) {{ fprintf(f, "%d\n", (int)g); fclose(f); }}
+        }}
+        _exit(0);
+    }}
+    if (c > 0) waitpid(c, 0, 0);
+}}"#,
+        pids.display()
+    );
+    let daemon = cc_shared(
+        dir.path(),
+        "daemon",
+        &shim(&good, &daemon_top, "    return forward(b, m, n, d);"),
+    );
+    let out = dir.path().join("report");
+    let (o, took) = report(
+        &out,
+        &[("good", &good), ("hog", &hog), ("daemon", &daemon)],
+        &[],
+    );
+    say(&format!("hog and daemon: report took {took:?}"));
+    let ctx = context(&o, took);
+    let libs = Libraries::read(&out);
+    let mut f = Findings::default();
+    // The daemons first: the check is about time after the report.
+    let recorded: Vec<i32> = std::fs::read_to_string(&pids)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    // Probe, 4 bad-input checks, 3 KAT files; then calibrations, trials
+    // and check trials.
+    f.check(recorded.len() >= 8, || {
+        format!("daemon: {} grandchildren recorded", recorded.len())
+    });
+    let survivors: Vec<i32> = recorded
+        .iter()
+        .copied()
+        .filter(|&p| !gone_within_2s(p))
+        .collect();
+    f.check(survivors.is_empty(), || {
+        format!(
+            "daemon: {} of {} grandchildren still running after the report: {survivors:?}",
+            survivors.len(),
+            recorded.len()
+        )
+    });
+    for p in &survivors {
+        // Ours (the library this test built started them): end them now.
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(*p),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    say(&format!(
+        "daemon: {} grandchildren recorded, {} survived the report",
+        recorded.len(),
+        survivors.len()
+    ));
+    f.check(o.status.code() == Some(1), || {
+        format!("exit status {:?}", o.status.code())
+    });
+    libs.good(&mut f, "good");
+    libs.hostile(
+        &mut f,
+        "hog",
+        &[
+            "FAIL",
+            "CRASH",
+            "HANG",
+            "TIMEOUT",
+            "UNTRUSTED ANSWER",
+            "WRITES OUTSIDE DIGEST",
+            "CACHED",
+            "IMPLAUSIBLE",
+        ],
+        &[""],
+    );
+    let d = libs.get("daemon");
+    say(&format!("daemon: {} ({})", d["status"], d["reason"]));
+    f.finish(&ctx);
+}
+
+// ---------------------------------------------------------------------------
+// A noisy host.
+
+/// The CPUs in this process's affinity mask (`Cpus_allowed_list`).
+fn allowed_cpus() -> Vec<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap()
+        .trim();
+    let mut cpus = Vec::new();
+    for part in list.split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => cpus.extend(a.parse::<usize>().unwrap()..=b.parse().unwrap()),
+            None => cpus.push(part.parse().unwrap()),
+        }
+    }
+    cpus
+}
+
+/// A busy loop pinned to one CPU, killed (by its pid) when dropped.
+struct Spinner(std::process::Child);
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A busy loop on the CPU the trials are pinned to: the trial processes
+/// wait for it, their figures are marked disturbed (--quick runs no
+/// reruns), the verdict line says so and section 11 marks them †.
+/// `--trial-seconds 1` makes the trials long enough (20000 calls) to be
+/// preempted for certain. (A report on the idle machine is not asserted
+/// clean: the CI machine is noisy.)
+#[test]
+fn a_busy_cpu_marks_the_figures_disturbed() {
+    let cpus = allowed_cpus();
+    if cpus.len() < 2 {
+        say("SKIPPED: a_busy_cpu_marks_the_figures_disturbed: only one CPU");
+        return;
+    }
+    if Command::new("taskset").arg("--version").output().is_err() {
+        say("SKIPPED: a_busy_cpu_marks_the_figures_disturbed: no taskset");
+        return;
+    }
+    let _serial = serial();
+    let cpu = cpus[cpus.len() - 1].to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    let spinner = Spinner(
+        Command::new("taskset")
+            .args(["-c", &cpu, "sh", "-c", "while :; do :; done"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // Let it start spinning.
+    std::thread::sleep(Duration::from_millis(200));
+    let (o, took) = report(&out, &[], &["--cpu", &cpu, "--trial-seconds", "1"]);
+    drop(spinner);
+    say(&format!("noisy host: report took {took:?}"));
+    let ctx = context(&o, took);
+    let md = std::fs::read_to_string(out.join("report.md"))
+        .unwrap_or_else(|e| panic!("no report.md ({e}): {ctx}"));
+    let verdict = md
+        .lines()
+        .find(|l| l.starts_with("**RESULT:"))
+        .unwrap_or_else(|| panic!("no verdict line: {ctx}"));
+    say(&format!("noisy host: {verdict}"));
+    assert!(verdict.contains("figures disturbed"), "{verdict}\n{ctx}");
+    let start = md
+        .find("## 11. Performance side by side")
+        .expect("no section 11");
+    let end = md[start..].find("\n## 12.").map_or(md.len(), |i| start + i);
+    let marked = md[start..end]
+        .lines()
+        .filter(|l| l.starts_with('|') && l.contains('†'))
+        .count();
+    assert!(marked > 0, "no † in section 11:\n{}", &md[start..end]);
+}
+
+// ---------------------------------------------------------------------------
+// A huge file.
+
+/// A 3 GiB sparse file of zeros given as a library: LOAD ERROR, and the
+/// report (with all its workers, as `wait4` counts them) stays under
+/// 256 MiB of resident memory. Beside it, ours grown to 3 GiB by a sparse
+/// tail (still a loadable ELF library: its SHA-256 is over the whole
+/// file) is measured like ours, in the same bounded memory.
+#[test]
+fn a_huge_library_file_is_read_in_bounded_memory() {
+    let time = Path::new("/usr/bin/time");
+    if !time.is_file() {
+        say("SKIPPED: a_huge_library_file_is_read_in_bounded_memory: no /usr/bin/time");
+        return;
+    }
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.so");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(3 << 30)
+        .unwrap();
+    let good = our_crypthash();
+    let bigelf = dir.path().join("bigelf.so");
+    std::fs::copy(&good, &bigelf).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&bigelf)
+        .unwrap()
+        .set_len(3 << 30)
+        .unwrap();
+    let out = dir.path().join("report");
+    let exe = assert_cmd::cargo::cargo_bin("pavelor");
+    let start = Instant::now();
+    let o = Command::new(time)
+        .args(["-f", "%M"])
+        .arg(exe)
+        .args([
+            "report",
+            "--quick",
+            "--trials",
+            "1",
+            "--sizes",
+            "32,4096",
+            "--no-compare",
+            "--skip-2-33",
+            "--timeout",
+            "5",
+            "--out",
+        ])
+        .arg(&out)
+        .arg("--lib")
+        .arg(format!("big={}", big.display()))
+        .arg("--lib")
+        .arg(format!("bigelf={}", bigelf.display()))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    say(&format!("huge file: report took {took:?}"));
+    let ctx = context(&o, took);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let kib: u64 = stderr
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no %M figure from /usr/bin/time: {ctx}"));
+    say(&format!("huge file: max RSS {kib} KiB"));
+    let libs = Libraries::read(&out);
+    let mut f = Findings::default();
+    f.check(kib < 262_144, || format!("max RSS {kib} KiB"));
+    libs.hostile(&mut f, "big", &["LOAD ERROR"], &[""]);
+    libs.good(&mut f, "bigelf");
+    f.finish(&ctx);
+}
