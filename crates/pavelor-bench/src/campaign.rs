@@ -45,7 +45,7 @@ pub struct Method {
     /// still running then is stopped and its figure is a TIMEOUT.
     #[serde(default = "default_op_limit")]
     pub op_limit_s: f64,
-    /// Memory limit of a worker process (`RLIMIT_AS`), bytes.
+    /// Memory limit of a worker process (`RLIMIT_AS`), bytes (0: none).
     #[serde(default = "default_worker_memory")]
     pub worker_memory_bytes: u64,
     /// How many times a disturbed trial is run again.
@@ -479,7 +479,9 @@ fn run_worker(
         serde_json::to_string(spec).map_err(|e| Fault::new(FaultKind::Error, e.to_string()))?;
     let mut cmd = Command::new(&worker.program);
     cmd.args(&worker.args).arg(&spec_json);
-    isolate::set_memory_limit(&mut cmd, memory);
+    if memory > 0 {
+        isolate::set_memory_limit(&mut cmd, memory);
+    }
     let mut command_line = vec![worker.program.display().to_string()];
     command_line.extend(worker.args.iter().cloned());
     command_line.push(spec_json);

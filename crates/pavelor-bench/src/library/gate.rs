@@ -168,7 +168,7 @@ pub struct GateConfig {
     pub timeout: Duration,
     /// Run the KAT files (false: probe and bad-input checks only).
     pub kats: bool,
-    /// Memory limit of each worker, bytes.
+    /// Memory limit of each worker, bytes (0: none).
     pub memory_bytes: u64,
 }
 
@@ -199,7 +199,9 @@ fn ask<T: DeserializeOwned>(
     };
     let mut cmd = Command::new(&worker.program);
     cmd.args(&worker.args).arg(json);
-    isolate::set_memory_limit(&mut cmd, memory);
+    if memory > 0 {
+        isolate::set_memory_limit(&mut cmd, memory);
+    }
     let outcome = match isolate::run(cmd, limit) {
         Ok(o) => o,
         Err(e) => return Answer::Bad(LibStatus::Fail, e),

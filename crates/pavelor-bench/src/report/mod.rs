@@ -241,6 +241,16 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
     let kat = kat::run_kat(config, progress);
 
     let worker = emulated_worker(&config.worker);
+    let emulated = crate::env::emulated();
+    // Under user-mode emulation the worker is the emulator, whose own
+    // reservations an address-space limit would break: no limit there.
+    let mut method = config.method.clone();
+    if emulated {
+        method.worker_memory_bytes = 0;
+        notes.push(
+            "no memory limit on the workers: this run is emulated, and the emulator reserves more address space than the limit".into(),
+        );
+    }
     progress(Progress::Phase(
         "C libraries: probe, KATs, bad input",
         config.libs.len() as u64,
@@ -250,7 +260,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
         kat_2_33: config.kat_2_33,
         timeout: std::time::Duration::from_secs_f64(config.method.timeout_s.max(0.1)),
         kats: true,
-        memory_bytes: config.method.worker_memory_bytes,
+        memory_bytes: method.worker_memory_bytes,
     };
     let libs: Vec<LibGate> = config
         .libs
@@ -311,7 +321,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
         let t0 = std::time::Instant::now();
         match measure(
             &worker,
-            &config.method,
+            &method,
             subject,
             size,
             probe.as_ref().map(|p| p.per_aesenc),
@@ -349,7 +359,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
         measurements,
         failures,
         static_size: static_size(&config.measured_exe).ok(),
-        emulated: crate::env::emulated(),
+        emulated,
         notes,
         host_checks,
         host_problems,
