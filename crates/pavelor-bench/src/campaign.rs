@@ -897,14 +897,14 @@ mod tests {
         }
     }
 
-    #[test]
-    fn bound_probe_is_the_median_of_the_trials_own_probes() {
-        let m = |probes: &[Option<f64>]| Measurement {
+    /// A 64 KiB figure of `trials`.
+    fn measurement(trials: Vec<TrialResult>) -> Measurement {
+        Measurement {
             op: "x".into(),
             size: 65536,
             calibration: trial(None),
             plan: Method::standard().plan(1e-4, 1e-3),
-            trials: probes.iter().map(|&p| trial(p)).collect(),
+            trials,
             command_line: Vec::new(),
             trial_wall_s: Vec::new(),
             started_utc: String::new(),
@@ -913,7 +913,12 @@ mod tests {
             load_average_end: Vec::new(),
             disturbed_reruns: Vec::new(),
             check_trials: Vec::new(),
-        };
+        }
+    }
+
+    #[test]
+    fn bound_probe_is_the_median_of_the_trials_own_probes() {
+        let m = |probes: &[Option<f64>]| measurement(probes.iter().map(|&p| trial(p)).collect());
         assert_eq!(
             m(&[Some(0.31), Some(0.29), Some(0.30)]).trial_aes_per_round(),
             Some(0.30)
@@ -945,21 +950,7 @@ mod tests {
             let mut t = trial(aes);
             t.calls = 10;
             t.cycles = (per_call * 10.0) as u64;
-            Measurement {
-                op: "x".into(),
-                size: 65536,
-                calibration: t.clone(),
-                plan: Method::standard().plan(1e-4, 1e-3),
-                trials: vec![t],
-                command_line: Vec::new(),
-                trial_wall_s: Vec::new(),
-                started_utc: String::new(),
-                ended_utc: String::new(),
-                load_average_start: Vec::new(),
-                load_average_end: Vec::new(),
-                disturbed_reruns: Vec::new(),
-                check_trials: Vec::new(),
-            }
+            measurement(vec![t])
         };
         assert!(check_bound(&fig(bound, Some(0.3)), alg, Some(0.3)).is_ok());
         let fast = check_bound(&fig(0.1 * bound, Some(0.3)), alg, Some(0.3));

@@ -5,6 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
+mod common;
+
+use common::{cc_shared, our_crypthash};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -278,45 +281,6 @@ int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned c
     return 0;
 }
 "#;
-
-fn cc_shared(dir: &Path, name: &str, source: &str) -> PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, source).unwrap();
-    let so = dir.join(format!("lib{name}.so"));
-    let out = std::process::Command::new("cc")
-        .args(["-O2", "-fPIC", "-shared", "-o"])
-        .arg(&so)
-        .arg(&c)
-        .output()
-        .expect("the library test needs a C compiler named cc");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    so
-}
-
-/// This project's own `libCryptHash.so` (Pavelor-512), built from
-/// crates/pavelor-ffi in release mode with its own target directory (so it
-/// never waits on the outer cargo's lock; cached between runs).
-fn our_crypthash() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("i10-ffi");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = std::process::Command::new(cargo)
-        .current_dir(&root)
-        .args(["build", "--release", "-p", "pavelor-ffi", "--target-dir"])
-        .arg(&target)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    target.join("release/libCryptHash.so")
-}
 
 fn json(path: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()

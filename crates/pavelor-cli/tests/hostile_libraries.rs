@@ -18,6 +18,9 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
+mod common;
+
+use common::{cc_shared, our_crypthash};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -47,45 +50,6 @@ fn have_cc() -> bool {
         say("SKIPPED: no cc");
     }
     ok
-}
-
-fn cc_shared(dir: &Path, name: &str, source: &str) -> PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, source).unwrap();
-    let so = dir.join(format!("lib{name}.so"));
-    let out = Command::new("cc")
-        .args(["-O2", "-fPIC", "-shared", "-o"])
-        .arg(&so)
-        .arg(&c)
-        .output()
-        .expect("the library test needs a C compiler named cc");
-    assert!(
-        out.status.success(),
-        "{name}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    so
-}
-
-/// This project's own `libCryptHash.so` (Pavelor-512), built from
-/// crates/pavelor-ffi in release mode with its own target directory (the
-/// one tests/cli_report.rs uses: cached between runs).
-fn our_crypthash() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("i10-ffi");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .current_dir(&root)
-        .args(["build", "--release", "-p", "pavelor-ffi", "--target-dir"])
-        .arg(&target)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    target.join("release/libCryptHash.so")
 }
 
 /// C source of a library whose `CryptHash` runs `body`; `forward(b, m, n,

@@ -46,3 +46,43 @@ pub fn run_measuring_memory(mut cmd: Command) -> (Output, u64) {
     }
     (reader.join().unwrap(), peak)
 }
+
+/// Builds `source` (C) into `dir/lib<name>.so` with `cc` and returns its path.
+pub fn cc_shared(dir: &std::path::Path, name: &str, source: &str) -> PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, source).unwrap();
+    let so = dir.join(format!("lib{name}.so"));
+    let out = Command::new("cc")
+        .args(["-O2", "-fPIC", "-shared", "-o"])
+        .arg(&so)
+        .arg(&c)
+        .output()
+        .expect("the library test needs a C compiler named cc");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    so
+}
+
+/// This project's own `libCryptHash.so` (Pavelor-512), built from
+/// crates/pavelor-ffi in release mode with its own target directory (so it
+/// never waits on the outer cargo's lock; cached between runs).
+pub fn our_crypthash() -> PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let target = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("i10-ffi");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(&root)
+        .args(["build", "--release", "-p", "pavelor-ffi", "--target-dir"])
+        .arg(&target)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    target.join("release/libCryptHash.so")
+}
