@@ -9,9 +9,8 @@
 # Environment:
 #   PYTHON           interpreter to build the venv with (default: python3)
 #   PAVELOR_KAT_DIR  official KAT directory; when set, the tests also check
-#                    every KAT_2_12 record. Defaults to ../shared/kat if it
-#                    exists; the suite passes without it (it ships its own
-#                    selection of official answers).
+#                    every KAT_2_12 record; the suite passes without it (it
+#                    ships its own selection of official answers).
 #   KEEP_VENV=1      keep the virtualenv (printed) instead of deleting it
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,9 +43,6 @@ echo "--- pip install ./python pytest numpy (builds the extension in release mod
 "$venv/bin/python" -m pip install --quiet ./python pytest numpy
 "$venv/bin/python" -c 'import pavelor; print("pavelor", pavelor.__version__, "backends:", pavelor.backends())'
 
-if [ -z "${PAVELOR_KAT_DIR:-}" ] && [ -d "$root/../shared/kat" ]; then
-    export PAVELOR_KAT_DIR="$root/../shared/kat"
-fi
 echo "--- pytest (PAVELOR_KAT_DIR=${PAVELOR_KAT_DIR:-unset})"
 # Run from outside the source tree so `import pavelor` is the installed
 # package (python/pavelor has no native module).

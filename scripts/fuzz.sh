@@ -32,13 +32,13 @@ target_dir="${CARGO_TARGET_DIR:-target}/fuzz"
 fuzz=(cargo fuzz run --sanitizer none --debug-assertions --release --target-dir "$target_dir")
 cargo fuzz build --sanitizer none --debug-assertions --release --target-dir "$target_dir"
 
-# Seeds: excerpts of the official KAT files (if present) and a few sums
+# Seeds: excerpts of the official KAT files (in PAVELOR_KAT_DIR, if set) and a few sums
 # lines, written to a scratch seed directory (the corpus dirs are ignored by
 # git; libFuzzer adds what it finds to the first directory).
 seeds="$target_dir/seeds"
 rm -rf "$seeds" && mkdir -p "$seeds"/{stream,kat_parse,sums_line}
-kat=../../shared/kat
-if [ -d "$kat" ]; then
+kat=${PAVELOR_KAT_DIR:-}
+if [ -n "$kat" ] && [ -d "$kat" ]; then
     for f in "$kat"/KAT_2_23_*.txt "$kat"/KAT_Loop_*.txt; do cp "$f" "$seeds/kat_parse/"; done
     for f in "$kat"/KAT_2_12_*.txt; do head -n 40 "$f" > "$seeds/kat_parse/head-$(basename "$f")"; done
 fi

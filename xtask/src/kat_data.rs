@@ -21,10 +21,9 @@ use sha2::{Digest, Sha256};
 
 #[derive(Args)]
 pub struct KatDataArgs {
-    /// Directory holding the twelve official KAT_*.txt files
-    /// [default: ../shared/kat beside the workspace root].
+    /// Directory holding the twelve official KAT_*.txt files.
     #[arg(long, value_name = "DIR")]
-    from: Option<PathBuf>,
+    from: PathBuf,
 
     /// Output file [default: crates/pavelor-kat/data/official-answers.bin
     /// in the workspace].
@@ -39,15 +38,12 @@ pub struct KatDataArgs {
 
 pub fn run(args: &KatDataArgs) -> Result<(), String> {
     let root = crate::workspace_root();
-    let from = args
-        .from
-        .clone()
-        .unwrap_or_else(|| root.join("../shared/kat"));
+    let from = &args.from;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| root.join("crates/pavelor-kat/data/official-answers.bin"));
-    let data = derive(&from)?;
+    let data = derive(from)?;
     if args.check {
         let current =
             std::fs::read(&out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;

@@ -53,7 +53,7 @@ enum Task {
     /// provider `pavelor`) and DIR/pavelor-openssl.cnf (an OPENSSL_CONF that
     /// activates it with the default provider).
     Openssl(openssl::OpensslArgs),
-    /// Derive the embedded official KAT answers (crates/pavelor-kat/data/) from ../shared/kat.
+    /// Derive the embedded official KAT answers (crates/pavelor-kat/data/) from the official KAT files (--from DIR).
     KatData(kat_data::KatDataArgs),
 }
 

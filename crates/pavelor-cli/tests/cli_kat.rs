@@ -5,7 +5,7 @@
 //!
 //! The official files are regenerated in a temp dir from the DRNG and the
 //! best backend (each checked against the SHA-256 of the official file
-//! embedded in pavelor-kat first), so no `../shared/kat` is needed.
+//! embedded in pavelor-kat first), so no KAT files is needed.
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 

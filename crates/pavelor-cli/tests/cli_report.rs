@@ -1,7 +1,7 @@
 //! `pavelor report` on a tiny configuration: every section is there, every
 //! figure in a performance table traces to a record file holding it. The
 //! KAT step uses the official answers built into the binary (no
-//! `../shared/kat` needed).
+//! KAT files needed).
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 

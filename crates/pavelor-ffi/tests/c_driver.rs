@@ -45,7 +45,7 @@ fn manifest_dir() -> PathBuf {
 /// Writes the official `KAT_2_12` file of instance `name` into `dir`:
 /// regenerated (DRNG messages, portable-backend digests) and accepted only
 /// if its SHA-256 equals the official file's, embedded in pavelor-kat. No
-/// `../shared/kat` needed.
+/// KAT files needed.
 fn write_official_kat_2_12(dir: &Path, name: &str) -> PathBuf {
     use sha2::{Digest, Sha256};
     let alg: pavelor::Algorithm = name.parse().unwrap();

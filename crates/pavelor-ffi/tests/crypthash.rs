@@ -2,7 +2,7 @@
 //! error contract and a few `KAT_2_12` records. The official `KAT_2_12`
 //! file is regenerated in memory (DRNG messages, portable-backend digests)
 //! and accepted only if its SHA-256 equals the official file's, embedded in
-//! pavelor-kat: so the records are the official ones, no `../shared/kat`
+//! pavelor-kat: so the records are the official ones, no KAT files
 //! needed.
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
