@@ -145,16 +145,18 @@ fn check_digests<'a>(
         Messages::Distinct => (0, None),
     };
     let mut msg = base.clone();
+    let mut fresh;
     for i in first..calls {
         let want = match &repeated {
-            Some(d) => d.clone(),
+            Some(d) => d.as_slice(),
             None => {
                 distinct_message(&base, i, &mut msg);
-                reference(&msg)
+                fresh = reference(&msg);
+                fresh.as_slice()
             }
         };
         checks.digests_checked += 1;
-        if digest(i as usize) != want.as_slice() {
+        if digest(i as usize) != want {
             checks.wrong_digests += 1;
             checks.first_wrong_call.get_or_insert(i);
         }

@@ -726,25 +726,6 @@ static int said;"#,
     assert!(!out.join("records/failures.json").exists(), "{stderr}");
 }
 
-/// Whether process `pid` is gone: `kill(pid, 0)` fails (or it is a zombie
-/// its new parent has not reaped yet), waiting up to 5 s for a SIGKILL.
-fn eventually_gone(pid: i32) -> bool {
-    let t = Instant::now();
-    while t.elapsed() < Duration::from_secs(5) {
-        let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
-        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-            s.rsplit(')')
-                .next()
-                .is_some_and(|r| r.trim_start().starts_with('Z'))
-        });
-        if !alive || zombie {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
-}
-
 /// A correct library whose constructor forks a child that sleeps 600 s
 /// (holding the worker's pipes): every worker still ends at once, the
 /// gate passes and the library is timed well within the time limit, and
@@ -788,7 +769,10 @@ fn a_library_forking_a_sleeper_neither_hangs_the_campaign_nor_leaves_it_running(
         .collect();
     assert!(pids.len() >= 10, "{pids:?}");
     for pid in pids {
-        assert!(eventually_gone(pid), "forked child {pid} survived");
+        assert!(
+            common::gone_within(pid, Duration::from_secs(5)),
+            "forked child {pid} survived"
+        );
     }
 }
 

@@ -657,27 +657,6 @@ const HOG_BODY: &str = r#"
     }
     return forward(b, m, n, d);"#;
 
-/// Whether process `pid` is gone: `kill(pid, 0)` fails or it is a zombie,
-/// waiting up to 2 s.
-fn gone_within_2s(pid: i32) -> bool {
-    let t = Instant::now();
-    loop {
-        let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
-        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-            s.rsplit(')')
-                .next()
-                .is_some_and(|r| r.trim_start().starts_with('Z'))
-        });
-        if !alive || zombie {
-            return true;
-        }
-        if t.elapsed() > Duration::from_secs(2) {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// "hog" touches 3 GiB on its first 4096-byte call: over the default
 /// worker memory limit of 2048 MiB, its malloc fails and it returns
 /// non-zero (FAIL). "daemon" (a constructor that double-forks a `setsid`
@@ -745,7 +724,7 @@ __attribute__((constructor)) static void daemonize(void) {{
     let survivors: Vec<i32> = recorded
         .iter()
         .copied()
-        .filter(|&p| !gone_within_2s(p))
+        .filter(|&p| !common::gone_within(p, Duration::from_secs(2)))
         .collect();
     f.check(survivors.is_empty(), || {
         format!(

@@ -349,12 +349,13 @@ fn behaviour(lib: &CLibrary, bits: u32, check: Check) -> BehaviourResult {
         Check::WrongLength => lib.hash(256, b"abc", 24, &mut out),
     };
     let digest_correct = alg.is_some_and(|a| out.digest() == reference(a, &[], 0).as_slice());
+    let damage = out.damage();
     BehaviourResult {
         rc,
         digest_written: out.digest_written(),
         digest_correct,
-        overwritten: out.overwritten(),
-        written_before: out.damage().before,
+        overwritten: damage.after,
+        written_before: damage.before,
     }
 }
 

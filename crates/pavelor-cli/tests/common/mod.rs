@@ -86,3 +86,25 @@ pub fn our_crypthash() -> PathBuf {
     );
     target.join("release/libCryptHash.so")
 }
+
+/// Whether process `pid` is gone within `limit`: `kill(pid, 0)` fails, or
+/// it is a zombie its new parent has not reaped yet.
+#[cfg(unix)]
+pub fn gone_within(pid: i32, limit: Duration) -> bool {
+    let t = std::time::Instant::now();
+    loop {
+        let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
+        let zombie = fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|r| r.trim_start().starts_with('Z'))
+        });
+        if !alive || zombie {
+            return true;
+        }
+        if t.elapsed() > limit {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
