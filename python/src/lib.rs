@@ -3,8 +3,13 @@
 //!
 //! Design (see also `python/README.md`):
 //!
-//! * One Python type, `pavelor.Hash`, made by the constructors
-//!   `pavelor512()`, `pavelor768()`, `pavelor1024()` and `new(name)`.
+//! * One Python type, `pavelor.Hash`, made by `new(name)` and by one
+//!   constructor per instance of `Algorithm::ALL` (`pavelor512()`,
+//!   `pavelor768()`, `pavelor1024()`; see `constructors!`). Names and
+//!   sizes come from [`Algorithm`].
+//! * A backend is resolved once per object, when it is made
+//!   (`resolve_backend`, through `Available::resolve`), and kept by its
+//!   copies.
 //! * Thread safety: the type is `frozen` and keeps its hasher in a `Mutex`,
 //!   so one object may be used from several threads; calls on it are
 //!   serialized (like `hashlib`'s internal lock). The lock is taken with the
@@ -29,12 +34,12 @@
 use std::convert::Infallible;
 use std::sync::{Mutex, MutexGuard};
 
-use pavelor::{Algorithm, Backend, DynHasher, Error};
+use pavelor::{Algorithm, Available, Backend, DynHasher, Error};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyImportError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
-use pyo3::types::{PyBytes, PyFrozenSet, PyInt, PyList, PyString};
+use pyo3::types::{PyBytes, PyCFunction, PyFrozenSet, PyInt, PyList, PyString};
 use zeroize::{Zeroize, Zeroizing};
 
 // Raw CPython buffer API: the one module with `unsafe` (SAFETY comments there).
@@ -56,7 +61,9 @@ create_exception!(
     "The requested backend exists but this CPU (or build) cannot run it."
 );
 
-/// Maps a crate error to the Python exception the API documents.
+/// Maps a crate error to the Python exception the API documents, with the
+/// crate's message: `BackendUnavailableError` for a backend this CPU cannot
+/// run, `ValueError` otherwise (e.g. an unknown backend name).
 fn to_py_err(e: Error) -> PyErr {
     match e {
         Error::BackendUnavailable(_) => BackendUnavailableError::new_err(e.to_string()),
@@ -64,14 +71,34 @@ fn to_py_err(e: Error) -> PyErr {
     }
 }
 
-/// The Python name of an instance: `pavelor-512`, `pavelor-768`,
-/// `pavelor-1024` (lowercase, like `hashlib`'s names).
-fn py_name(alg: Algorithm) -> &'static str {
-    match alg {
-        Algorithm::Pavelor512 => "pavelor-512",
-        Algorithm::Pavelor768 => "pavelor-768",
-        Algorithm::Pavelor1024 => "pavelor-1024",
-    }
+/// The Python name of an instance: its name in lowercase, like `hashlib`'s
+/// names (`pavelor-512`, `pavelor-768`, `pavelor-1024`).
+fn py_name(alg: Algorithm) -> String {
+    alg.name().to_ascii_lowercase()
+}
+
+/// The name of an instance's constructor, character by character: its
+/// Python name without the `-` (`pavelor512`, `pavelor768`, `pavelor1024`),
+/// a spelling [`parse_name`] accepts.
+fn constructor_chars(alg: Algorithm) -> impl Iterator<Item = char> {
+    alg.name()
+        .chars()
+        .filter(|&c| c != '-')
+        .map(|c| c.to_ascii_lowercase())
+}
+
+/// The name of an instance's constructor ([`constructor_chars`]).
+fn constructor_name(alg: Algorithm) -> String {
+    constructor_chars(alg).collect()
+}
+
+/// The instance whose constructor is called `name`. The constructors look
+/// their instance up on every call, so this compares without allocating.
+fn constructor_instance(name: &str) -> PyResult<Algorithm> {
+    Algorithm::ALL
+        .into_iter()
+        .find(|&alg| constructor_chars(alg).eq(name.chars()))
+        .ok_or_else(|| PyRuntimeError::new_err(format!("no instance has a constructor {name}")))
 }
 
 /// The start of every instance name (see [`parse_name`]).
@@ -96,41 +123,35 @@ fn parse_name(name: &str) -> PyResult<Algorithm> {
         .ok_or_else(unsupported)
 }
 
-/// Parses an optional backend name: `None` means the fastest available.
-fn parse_backend(backend: Option<&str>) -> PyResult<Backend> {
-    let Some(name) = backend else {
-        return Ok(Backend::best());
-    };
-    let b = Backend::from_name(&name.to_ascii_lowercase()).map_err(to_py_err)?;
-    if b.is_available() {
-        Ok(b)
-    } else {
-        Err(to_py_err(Error::BackendUnavailable(b)))
-    }
+/// Resolves the `backend=` argument (a name in any ASCII case; `None` is
+/// the fastest this CPU runs) with `Available::resolve`, its error mapped
+/// by [`to_py_err`].
+fn resolve_backend(backend: Option<&str>) -> PyResult<Available> {
+    let name = backend.map(str::to_ascii_lowercase);
+    Available::resolve(name.as_deref()).map_err(to_py_err)
 }
 
 /// A running Pavelor hash, `hashlib`-style.
 ///
-/// Made by `pavelor.pavelor512()`, `pavelor768()`, `pavelor1024()` or
-/// `pavelor.new(name)`. Safe to share between threads: calls on one object
-/// are serialized by an internal lock.
+/// Made by `pavelor.new(name)` or an instance's constructor
+/// (`pavelor.pavelor512()`, ...). Safe to share between threads: calls on
+/// one object are serialized by an internal lock.
 #[pyclass(frozen, module = "pavelor", name = "Hash")]
 struct Hash {
     inner: Mutex<DynHasher>,
     alg: Algorithm,
-    /// Fixed at creation (kept outside the lock so reading it never waits
-    /// for a running update).
-    backend: Backend,
+    /// Resolved once, at creation (kept outside the lock so reading it
+    /// never waits for a running update).
+    backend: Available,
 }
 
 impl Hash {
     fn make(alg: Algorithm, backend: Option<&str>) -> PyResult<Self> {
-        let backend = parse_backend(backend)?;
-        let h = alg.hasher_with(backend).map_err(to_py_err)?;
+        let backend = resolve_backend(backend)?;
         Ok(Hash {
-            backend: h.backend(),
-            inner: Mutex::new(h),
+            inner: Mutex::new(alg.hasher_with(backend)),
             alg,
+            backend,
         })
     }
 
@@ -260,7 +281,7 @@ impl Hash {
 
     /// The instance name: "pavelor-512", "pavelor-768" or "pavelor-1024".
     #[getter]
-    fn name(&self) -> &'static str {
+    fn name(&self) -> String {
         py_name(self.alg)
     }
 
@@ -280,14 +301,14 @@ impl Hash {
     /// The name of the backend this hash runs on (e.g. "aesni").
     #[getter]
     fn backend(&self) -> &'static str {
-        self.backend.name()
+        self.backend.backend().name()
     }
 
     fn __repr__(&self) -> String {
         format!(
             "<{} Hash object, backend {}>",
             py_name(self.alg),
-            self.backend.name()
+            self.backend
         )
     }
 }
@@ -345,56 +366,54 @@ fn construct(
     Ok(h)
 }
 
-/// A new Pavelor-512 hash (64-byte digest, 192-byte block), optionally fed
-/// with `data` (a buffer; passing `None` is a `TypeError`, as in
-/// `hashlib`). `backend` names the implementation (see `backends()`);
-/// default: the fastest this CPU runs. `usedforsecurity` is accepted, as in
-/// `hashlib`, and has no effect.
-#[pyfunction]
-#[pyo3(
-    signature = (data=Data::Absent, *, usedforsecurity=None, backend=None),
-    text_signature = "(data=b'', *, usedforsecurity=True, backend=None)"
-)]
-fn pavelor512(
-    py: Python<'_>,
-    data: Data<'_>,
-    usedforsecurity: Option<&Bound<'_, PyAny>>,
-    backend: Option<&str>,
-) -> PyResult<Hash> {
-    construct(py, Algorithm::Pavelor512, data, usedforsecurity, backend)
+/// What a generated constructor turns into a Python function of a module.
+type Wrap = for<'py> fn(&Bound<'py, PyModule>) -> PyResult<Bound<'py, PyCFunction>>;
+
+/// The per-instance constructors. PyO3 makes a Python function from a Rust
+/// function, so this one invocation generates one `#[pyfunction]` per name
+/// given, each finding its instance by its own name
+/// ([`constructor_instance`]), and `CONSTRUCTORS`, their names with their
+/// wrappers. The module registers them in a loop over `Algorithm::ALL`, by
+/// [`constructor_name`], and fails to import if one is missing; the build
+/// fails if the list is longer or shorter than `Algorithm::ALL`.
+macro_rules! constructors {
+    ($($f:ident),* $(,)?) => {
+        $(
+            #[doc = concat!(
+                "A new hash of the instance in this function's name, the same as `new(\"",
+                stringify!($f), "\", ...)` (its `name`, `digest_size` and `block_size` ",
+                "attributes say which instance), optionally fed with `data` (a buffer; ",
+                "passing `None` is a `TypeError`, as in `hashlib`). `backend` names the ",
+                "implementation (see `backends()`); default: the fastest this CPU runs. ",
+                "`usedforsecurity` is accepted, as in `hashlib`, and has no effect."
+            )]
+            #[pyfunction]
+            #[pyo3(
+                signature = (data=Data::Absent, *, usedforsecurity=None, backend=None),
+                text_signature = "(data=b'', *, usedforsecurity=True, backend=None)"
+            )]
+            fn $f(
+                py: Python<'_>,
+                data: Data<'_>,
+                usedforsecurity: Option<&Bound<'_, PyAny>>,
+                backend: Option<&str>,
+            ) -> PyResult<Hash> {
+                let alg = constructor_instance(stringify!($f))?;
+                construct(py, alg, data, usedforsecurity, backend)
+            }
+        )*
+
+        /// The generated constructors: each one's name and wrapper.
+        const CONSTRUCTORS: &[(&str, Wrap)] = &[$((stringify!($f), |m| wrap_pyfunction!($f, m))),*];
+    };
 }
 
-/// A new Pavelor-768 hash (96-byte digest, 128-byte block), optionally fed
-/// with `data`. See `pavelor512`.
-#[pyfunction]
-#[pyo3(
-    signature = (data=Data::Absent, *, usedforsecurity=None, backend=None),
-    text_signature = "(data=b'', *, usedforsecurity=True, backend=None)"
-)]
-fn pavelor768(
-    py: Python<'_>,
-    data: Data<'_>,
-    usedforsecurity: Option<&Bound<'_, PyAny>>,
-    backend: Option<&str>,
-) -> PyResult<Hash> {
-    construct(py, Algorithm::Pavelor768, data, usedforsecurity, backend)
-}
+constructors!(pavelor512, pavelor768, pavelor1024);
 
-/// A new Pavelor-1024 hash (128-byte digest, 64-byte block), optionally fed
-/// with `data`. See `pavelor512`.
-#[pyfunction]
-#[pyo3(
-    signature = (data=Data::Absent, *, usedforsecurity=None, backend=None),
-    text_signature = "(data=b'', *, usedforsecurity=True, backend=None)"
-)]
-fn pavelor1024(
-    py: Python<'_>,
-    data: Data<'_>,
-    usedforsecurity: Option<&Bound<'_, PyAny>>,
-    backend: Option<&str>,
-) -> PyResult<Hash> {
-    construct(py, Algorithm::Pavelor1024, data, usedforsecurity, backend)
-}
+const _: () = assert!(
+    CONSTRUCTORS.len() == Algorithm::ALL.len(),
+    "one constructor per instance"
+);
 
 /// A new hash of the instance `name`: "pavelor-512", "pavelor-768" or
 /// "pavelor-1024", in any case, with `_` or nothing in place of the `-`
@@ -439,7 +458,7 @@ fn hash_many<'py>(
     backend: Option<&str>,
 ) -> PyResult<Bound<'py, PyList>> {
     let alg = parse_name(name)?;
-    let backend = parse_backend(backend)?;
+    let backend = resolve_backend(backend)?;
 
     // Immutable inputs (exact `bytes`) are hashed in place; all others are
     // copied (with the GIL held) so the GIL can be released for the whole
@@ -479,10 +498,7 @@ fn hash_many<'py>(
     // Wipe the copies and release the exports now, not after the results
     // are built.
     drop(msgs);
-    result.map_err(|e| match e {
-        pavelor::BatchError::Backend(e) => to_py_err(e),
-        other => PyRuntimeError::new_err(other.to_string()),
-    })?;
+    result.map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     let digests: Vec<Bound<'py, PyBytes>> = out
         .chunks_exact(out_len)
         .map(|d| PyBytes::new(py, d))
@@ -504,16 +520,11 @@ fn _reads_in_place(data: &Bound<'_, PyAny>) -> PyResult<bool> {
 #[pyfunction]
 fn backends() -> Vec<&'static str> {
     // The default first (by construction, not by relying on the order of
-    // `Backend::ALL`), then the other available ones in the crate's order.
-    let best = Backend::best();
+    // `Available::all`), then the other available ones in the crate's order.
+    let best = Available::best();
     core::iter::once(best)
-        .chain(
-            Backend::ALL
-                .iter()
-                .copied()
-                .filter(|&b| b != best && b.is_available()),
-        )
-        .map(Backend::name)
+        .chain(Available::all().filter(|&b| b != best))
+        .map(|b| b.backend().name())
         .collect()
 }
 
@@ -528,9 +539,16 @@ fn all_backends() -> Vec<&'static str> {
 fn _pavelor(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<Hash>()?;
-    m.add_function(wrap_pyfunction!(pavelor512, m)?)?;
-    m.add_function(wrap_pyfunction!(pavelor768, m)?)?;
-    m.add_function(wrap_pyfunction!(pavelor1024, m)?)?;
+    for alg in Algorithm::ALL {
+        let name = constructor_name(alg);
+        let (_, wrap) = CONSTRUCTORS
+            .iter()
+            .find(|(f, _)| *f == name)
+            .ok_or_else(|| {
+                PyImportError::new_err(format!("no constructor {name} for {}", alg.name()))
+            })?;
+        m.add_function(wrap(m)?)?;
+    }
     m.add_function(wrap_pyfunction!(new, m)?)?;
     m.add_function(wrap_pyfunction!(hash_many, m)?)?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
@@ -543,7 +561,7 @@ fn _pavelor(m: &Bound<'_, PyModule>) -> PyResult<()> {
         py.get_type::<BackendUnavailableError>(),
     )?;
     // A set, as in `hashlib` (frozen: module state nobody should mutate).
-    let names: Vec<&str> = Algorithm::ALL.into_iter().map(py_name).collect();
+    let names: Vec<String> = Algorithm::ALL.into_iter().map(py_name).collect();
     m.add("algorithms_available", PyFrozenSet::new(py, &names)?)?;
     Ok(())
 }

@@ -1,4 +1,5 @@
-"""Shared fixtures: the official answers shipped in ``kat_vectors.json``."""
+"""Shared fixtures: the workspace's test vectors, ``test-vectors/pavelor.json``
+(selected official answers and edge cases; made by ``cargo xtask vectors``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 import pavelor
 
 HERE = Path(__file__).resolve().parent
+VECTORS = HERE.parent.parent / "test-vectors" / "pavelor.json"
 NAMES = ("pavelor-512", "pavelor-768", "pavelor-1024")
 CONSTRUCTORS = {
     "pavelor-512": pavelor.pavelor512,
@@ -22,8 +24,8 @@ DIGEST_SIZES = {"pavelor-512": 64, "pavelor-768": 96, "pavelor-1024": 128}
 
 @pytest.fixture(scope="session")
 def vectors() -> dict:
-    """Selected KAT_2_12 and KAT_2_23 records (see derive_vectors.py)."""
-    with open(HERE / "kat_vectors.json", encoding="ascii") as f:
+    """Selected KAT_2_12 and KAT_2_23 records and the edge cases."""
+    with open(VECTORS, encoding="ascii") as f:
         return json.load(f)
 
 

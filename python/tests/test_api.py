@@ -1,7 +1,7 @@
 """The hashlib-style API: streaming, copy, stdlib hmac and file_digest,
 hash_many, errors, threads, buffers and backends.
 
-Expected digests come from the official answers (``kat_vectors.json``) or
+Expected digests come from the official answers (``test-vectors/pavelor.json``) or
 from the module's own one-shot result where the property under test is an
 equality between two ways of hashing the same message (streaming vs
 one-shot, batch vs single, threads vs sequential).
@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import inspect
 import io
+import pickle
 import random
 import sys
 import threading
@@ -44,6 +45,19 @@ def test_attributes(name: str) -> None:
         h.backend = h.backend  # type: ignore[misc]
     with pytest.raises(AttributeError):
         h.name = "x"  # type: ignore[misc]
+
+
+def test_one_constructor_per_instance() -> None:
+    """Each instance has a constructor named after it without the "-": a
+    built-in function of the native module, picklable by name."""
+    for name in pavelor.algorithms_available:
+        ctor = getattr(pavelor, name.replace("-", ""))
+        assert ctor is CONSTRUCTORS[name]
+        assert ctor.__name__ == name.replace("-", "")
+        assert ctor.__module__ == "pavelor._pavelor"
+        assert ctor().name == name
+        assert pickle.loads(pickle.dumps(ctor)) is ctor
+        assert ctor in pavelor._pavelor.__dict__.values()
 
 
 def test_algorithms_available() -> None:
@@ -628,8 +642,8 @@ def test_bytes_subclass_exporting_a_bytearray() -> None:
     A writer thread flips the bytearray between two contents (each flip is
     one memcpy under the GIL) while messages of 200 kB (2048 <= n < 256 KiB:
     the GIL is released, and a copy is one piece) are hashed through every
-    entry point, on the slow portable backend (milliseconds per message, so
-    flips land during the hashing). Each digest must be that of one content
+    entry point, on the slow portable backend (so that flips land during the
+    hashing). Each digest must be that of one content
     or the other; a read in place with the GIL released would mix both."""
     rng = random.Random(23)
     n = 200_000
@@ -801,8 +815,15 @@ def test_backend_selection(backend: str, name: str, byte_records: list) -> None:
 
 
 def test_unknown_backend() -> None:
-    with pytest.raises(ValueError):
-        pavelor.pavelor512(backend="no-such-backend")
+    """An unknown name is a ValueError whose message lists the names."""
+    for call in (
+        lambda: pavelor.pavelor512(backend="no-such-backend"),
+        lambda: pavelor.new("pavelor-768", backend="no-such-backend"),
+        lambda: pavelor.hash_many("pavelor-1024", [b""], backend="no-such-backend"),
+    ):
+        with pytest.raises(ValueError) as info:
+            call()
+        assert all(b in str(info.value) for b in pavelor.all_backends()), info.value
     with pytest.raises(TypeError):
         pavelor.pavelor512(backend=3)  # type: ignore[arg-type]
 

@@ -17,6 +17,7 @@ use clap::{Args, Parser, Subcommand};
 use pavelor_ffi::Algorithm;
 
 mod kat_data;
+mod vectors;
 
 /// Files copied from a cargo build of `pavelor-ffi` (`<target>/release/`).
 const LIBRARIES: [&str; 2] = ["libCryptHash.so", "libCryptHash.a"];
@@ -55,6 +56,10 @@ enum Task {
     Openssl(openssl::OpensslArgs),
     /// Derive the embedded official KAT answers (crates/pavelor-kat/data/) from the official KAT files (--from DIR).
     KatData(kat_data::KatDataArgs),
+    /// Derive the test vectors (test-vectors/pavelor.json, from the official
+    /// KAT files with --from DIR) and the files generated from them; --check
+    /// verifies them without writing.
+    Vectors(vectors::VectorsArgs),
 }
 
 #[derive(Args)]
@@ -90,6 +95,7 @@ fn main() -> ExitCode {
         Task::Iccs(args) => iccs(&args),
         Task::Openssl(args) => openssl::openssl(&args),
         Task::KatData(args) => kat_data::run(&args),
+        Task::Vectors(args) => vectors::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -201,6 +207,6 @@ fn build_instance(
 /// Writes `path` atomically (the workspace's one helper: an exclusive,
 /// unpredictable temporary name, fsync, rename, fsync of the directory).
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    pavelor_kat::output::atomic_write(path, bytes)
+    pavelor_kat::atomic_file::atomic_write(path, bytes)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

@@ -15,6 +15,8 @@
 use std::ffi::{c_char, c_int, c_uchar, c_ulonglong};
 use std::path::Path;
 
+use crate::protocol::LoadError;
+
 /// `int CryptHash(int, const unsigned char *, unsigned long long, unsigned char *)`.
 type CryptHashFn = unsafe extern "C" fn(c_int, *const c_uchar, c_ulonglong, *mut c_uchar) -> c_int;
 /// `const char *CryptHash_AlgorithmInstance(void)` (exported by some builds).
@@ -192,19 +194,19 @@ pub struct CLibrary {
 impl CLibrary {
     /// Loads `path` (`dlopen`, running its constructors) and resolves
     /// `CryptHash` and, if exported, `CryptHash_AlgorithmInstance`.
-    pub fn open(path: &Path) -> Result<Self, String> {
+    pub fn open(path: &Path) -> Result<Self, LoadError> {
         // SAFETY: loading a library runs its initialisers; that is the point
         // of measuring it, and it happens only in a disposable worker
         // process (crate::library), never in the campaign's process.
         let lib = unsafe { libloading::Library::new(path) }
-            .map_err(|e| format!("cannot load {}: {e}", path.display()))?;
+            .map_err(|e| LoadError(format!("cannot load {}: {e}", path.display())))?;
         // SAFETY: the symbol's type is the ICCS prototype of `CryptHash`
         // (`int CryptHash(int, const unsigned char *, unsigned long long,
         // unsigned char *)`); a library exporting the name with another type
         // misbehaves in the worker, which records what happened.
         let crypt_hash = unsafe { lib.get::<CryptHashFn>(b"CryptHash\0") }
             .map(|s| *s)
-            .map_err(|e| format!("{} does not export CryptHash: {e}", path.display()))?;
+            .map_err(|e| LoadError(format!("{} does not export CryptHash: {e}", path.display())))?;
         // SAFETY: as above, with the `CryptHash_AlgorithmInstance` prototype
         // of pavelor-ffi's header.
         let instance = unsafe { lib.get::<InstanceFn>(b"CryptHash_AlgorithmInstance\0") }

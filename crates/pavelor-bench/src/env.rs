@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use pavelor::Backend;
+use pavelor::Available;
 
 /// Everything the report says about the machine and the build.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -208,11 +208,7 @@ pub fn collect(core: Option<usize>) -> Environment {
         boost,
         hypervisor,
         cpu_features,
-        backends: Backend::ALL
-            .iter()
-            .filter(|b| b.is_available())
-            .map(|b| b.name().to_string())
-            .collect(),
+        backends: Available::all().map(|b| b.to_string()).collect(),
         memory_kib,
         os,
         kernel,

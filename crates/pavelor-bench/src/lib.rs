@@ -28,7 +28,6 @@ pub mod isolate;
 pub mod library;
 pub mod niccs;
 pub mod ops;
-pub mod output;
 pub mod protocol;
 pub mod quick;
 pub mod report;

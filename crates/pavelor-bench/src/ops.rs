@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use pavelor::{Algorithm, Backend};
+use pavelor::{Algorithm, Available, Backend, InstanceFn, Variant};
 use serde::{Deserialize, Serialize};
 
 /// A hash implementation to measure, as one-shot calls `H(msg)`. In JSON
@@ -39,12 +39,7 @@ impl Operation {
     pub fn pavelor_all() -> Vec<Operation> {
         Algorithm::ALL
             .into_iter()
-            .flat_map(|a| {
-                Backend::ALL
-                    .iter()
-                    .filter(|b| b.is_available())
-                    .map(move |&b| Operation::Pavelor(a, b))
-            })
+            .flat_map(|a| Available::all().map(move |b| Operation::Pavelor(a, b.backend())))
             .collect()
     }
 
@@ -65,7 +60,7 @@ impl Operation {
         if let Some((alg, backend)) = id.split_once('.') {
             return Some(Operation::Pavelor(
                 alg.parse().ok()?,
-                Backend::from_name(backend).ok()?,
+                Backend::from_name(backend)?,
             ));
         }
         Operation::OTHERS.into_iter().find(|o| o.id() == id)
@@ -108,12 +103,9 @@ impl Operation {
 
     /// A ready-to-call hasher: everything that can fail (backend
     /// availability) is checked here, once, before any timing.
-    pub fn prepare(&self) -> Result<Prepared, String> {
+    pub fn prepare(&self) -> Result<Prepared, pavelor::Error> {
         match self {
-            Operation::Pavelor(a, b) => a
-                .digest_with(*b, &[])
-                .map(|_| Prepared::Pavelor(*a, *b))
-                .map_err(|e| e.to_string()),
+            Operation::Pavelor(a, b) => Ok(Prepared::Pavelor(*a, Available::detect(*b)?)),
             other => Ok(Prepared::Other(*other)),
         }
     }
@@ -262,8 +254,8 @@ impl fmt::Display for Subject {
 #[derive(Clone, Debug)]
 pub enum Prepared {
     /// A Pavelor instance and a backend checked to run here: each call is
-    /// the one-shot API `Algorithm::digest_with`.
-    Pavelor(Algorithm, Backend),
+    /// the typed one-shot API `Pavelor::<V>::digest_with`.
+    Pavelor(Algorithm, Available),
     /// A comparison hash.
     Other(Operation),
 }
@@ -277,14 +269,16 @@ impl Prepared {
             Prepared::Pavelor(alg, backend) => {
                 // The typed one-shot API (what a Rust caller uses), so the
                 // figure carries no run-time-dispatch wrapper cost.
-                let _ = match alg {
-                    Algorithm::Pavelor512 => pavelor::Pavelor512::digest_with(*backend, msg)
-                        .map(|d| out[..64].copy_from_slice(&d)),
-                    Algorithm::Pavelor768 => pavelor::Pavelor768::digest_with(*backend, msg)
-                        .map(|d| out[..96].copy_from_slice(&d)),
-                    Algorithm::Pavelor1024 => pavelor::Pavelor1024::digest_with(*backend, msg)
-                        .map(|d| out[..128].copy_from_slice(&d)),
-                };
+                struct OneShot<'a>(Available, &'a [u8], &'a mut [u8; 128]);
+                impl InstanceFn for OneShot<'_> {
+                    type Output = ();
+                    #[inline(always)]
+                    fn call<V: Variant>(self) {
+                        let d = pavelor::Pavelor::<V>::digest_with(self.0, self.1);
+                        self.2[..V::DIGEST].copy_from_slice(&d);
+                    }
+                }
+                alg.dispatch(OneShot(*backend, msg, out));
             }
             Prepared::Other(op) => match op {
                 Operation::Sha512 => out[..64].copy_from_slice(&sha2::Sha512::digest(msg)),

@@ -22,6 +22,70 @@ pub struct WorkerCommand {
 /// library closed or took over its descriptors).
 pub const EXIT_NO_ANSWER_CHANNEL: i32 = 3;
 
+/// The worker's exit status when the library cannot be loaded or does not
+/// export `CryptHash` (its message is on stderr, as for any error).
+pub const EXIT_LOAD_ERROR: i32 = 4;
+
+/// A C library that cannot be used at all: `dlopen` failed, or it does not
+/// export `CryptHash`. The message names the file and the reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError(pub String);
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl From<LoadError> for String {
+    fn from(e: LoadError) -> String {
+        e.0
+    }
+}
+
+/// Why a worker gives no answer: the library could not be loaded (the
+/// worker exits with [`EXIT_LOAD_ERROR`]), or anything else (status 1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WorkerError {
+    /// See [`LoadError`].
+    Load(LoadError),
+    /// Any other failure, as a message.
+    Failed(String),
+}
+
+impl WorkerError {
+    /// The worker's exit status for this error.
+    pub fn exit_status(&self) -> i32 {
+        match self {
+            WorkerError::Load(_) => EXIT_LOAD_ERROR,
+            WorkerError::Failed(_) => 1,
+        }
+    }
+}
+
+impl std::fmt::Display for WorkerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WorkerError::Load(e) => e.fmt(f),
+            WorkerError::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<LoadError> for WorkerError {
+    fn from(e: LoadError) -> Self {
+        WorkerError::Load(e)
+    }
+}
+
+impl From<String> for WorkerError {
+    fn from(m: String) -> Self {
+        WorkerError::Failed(m)
+    }
+}
+
 /// How a worker's error line on stderr starts.
 pub const ERROR_PREFIX: &str = "pavelor trial:";
 

@@ -7,7 +7,7 @@
 
 use std::hint::black_box;
 
-use pavelor::{Algorithm, Backend};
+use pavelor::{Algorithm, Available, Backend};
 use serde::Serialize;
 
 use crate::clock::{CounterKind, CycleCounter, monotonic_raw_ns};
@@ -55,10 +55,8 @@ impl BenchOp {
             .map(BenchOp::Single)
             .collect();
         for alg in Algorithm::ALL {
-            for &b in Backend::ALL {
-                if pavelor::batch::lanes(b).is_ok_and(|l| l > 1) {
-                    ops.push(BenchOp::Batch(alg, b));
-                }
+            for b in Available::all().filter(|b| b.lanes() > 1) {
+                ops.push(BenchOp::Batch(alg, b.backend()));
             }
         }
         ops.extend(Operation::OTHERS.into_iter().map(BenchOp::Single));
@@ -139,7 +137,7 @@ pub struct BenchOutput {
 
 enum Callable {
     Single(Prepared),
-    Batch(Algorithm, Backend, Vec<u8>),
+    Batch(Algorithm, Available, Vec<u8>),
     Lib(crate::cabi::CLibrary, i32, crate::cabi::GuardedDigest),
 }
 
@@ -169,11 +167,12 @@ fn time_op(
     counter: &mut CycleCounter,
 ) -> Result<(u64, u64, u64), String> {
     let mut callable = match op {
-        BenchOp::Single(o) => Callable::Single(o.prepare()?),
-        BenchOp::Batch(a, b) => {
-            pavelor::batch::lanes(*b).map_err(|e| e.to_string())?;
-            Callable::Batch(*a, *b, vec![0u8; BATCH * a.output_len()])
-        }
+        BenchOp::Single(o) => Callable::Single(o.prepare().map_err(|e| e.to_string())?),
+        BenchOp::Batch(a, b) => Callable::Batch(
+            *a,
+            Available::detect(*b).map_err(|e| e.to_string())?,
+            vec![0u8; BATCH * a.output_len()],
+        ),
         BenchOp::Lib { path, alg, .. } => Callable::Lib(
             crate::cabi::CLibrary::open(path)?,
             alg.output_bits() as i32,

@@ -11,7 +11,7 @@ use std::io::{Read, Write};
 use crate::clock::{CycleCounter, monotonic_raw_ns};
 use crate::ops::Operation;
 use crate::protocol::{
-    CallChecks, LibTarget, Messages, REPEATED_SLOTS, Sched, TrialResult, TrialSpec,
+    CallChecks, LibTarget, Messages, REPEATED_SLOTS, Sched, TrialResult, TrialSpec, WorkerError,
     distinct_message, message,
 };
 
@@ -77,14 +77,14 @@ pub fn cpu_list(cpus: &[usize]) -> String {
 }
 
 /// Runs one trial as `spec` says; the answer carries `nonce`.
-pub fn run(spec: &TrialSpec, nonce: u64) -> Result<TrialResult, String> {
+pub fn run(spec: &TrialSpec, nonce: u64) -> Result<TrialResult, WorkerError> {
     run_trial(spec).map(|mut r| {
         r.nonce = nonce;
         r
     })
 }
 
-fn run_trial(spec: &TrialSpec) -> Result<TrialResult, String> {
+fn run_trial(spec: &TrialSpec) -> Result<TrialResult, WorkerError> {
     if let Some(cpu) = spec.cpu {
         pin(cpu)?;
     }
@@ -93,7 +93,7 @@ fn run_trial(spec: &TrialSpec) -> Result<TrialResult, String> {
     }
     let op =
         Operation::from_id(&spec.op).ok_or_else(|| format!("unknown operation '{}'", spec.op))?;
-    let hasher = op.prepare()?;
+    let hasher = op.prepare().map_err(|e| e.to_string())?;
     let alg = match op {
         Operation::Pavelor(a, _) => Some(a),
         _ => None,
@@ -168,7 +168,7 @@ fn check_digests<'a>(
 /// into a digest slot with guard bytes around it; after the timed calls
 /// the slots still holding a digest are checked against pavelor's, and
 /// every guard byte.
-fn run_lib(spec: &TrialSpec, target: &LibTarget) -> Result<TrialResult, String> {
+fn run_lib(spec: &TrialSpec, target: &LibTarget) -> Result<TrialResult, WorkerError> {
     use crate::cabi::{CLibrary, DigestSlots};
     let alg = pavelor::Algorithm::from_output_bits(target.bits)
         .ok_or_else(|| format!("{} is not a Pavelor digest length", target.bits))?;
@@ -326,13 +326,16 @@ pub fn main_with_arg(arg: &str) -> i32 {
     input.clear();
     // A request about a C library carries a `lib_task` tag; anything else
     // is a trial spec.
-    let result = match serde_json::from_str::<crate::library::tasks::LibTask>(arg) {
-        Ok(task) => crate::library::tasks::run(&task),
-        Err(_) => serde_json::from_str::<TrialSpec>(arg)
-            .map_err(|e| format!("bad trial spec: {e}"))
-            .and_then(|s| run(&s, nonce))
-            .and_then(|r| serde_json::to_string(&r).map_err(|e| e.to_string())),
-    };
+    let result: Result<String, WorkerError> =
+        match serde_json::from_str::<crate::library::tasks::LibTask>(arg) {
+            Ok(task) => crate::library::tasks::run(&task),
+            Err(_) => serde_json::from_str::<TrialSpec>(arg)
+                .map_err(|e| WorkerError::Failed(format!("bad trial spec: {e}")))
+                .and_then(|s| run(&s, nonce))
+                .and_then(|r| {
+                    serde_json::to_string(&r).map_err(|e| WorkerError::Failed(e.to_string()))
+                }),
+        };
     let status = match result {
         Ok(json) => match writeln!(answer, "{json}").and_then(|()| answer.flush()) {
             Ok(()) => 0,
@@ -343,7 +346,7 @@ pub fn main_with_arg(arg: &str) -> i32 {
         },
         Err(e) => {
             eprintln!("pavelor trial: {e}");
-            1
+            e.exit_status()
         }
     };
     // The library may have closed the answer's descriptor: closing it

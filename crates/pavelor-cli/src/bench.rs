@@ -7,7 +7,7 @@ use clap::Args;
 use pavelor_bench::quick::{self, BenchOp};
 use pavelor_bench::report::SIZES;
 
-use crate::output::{errln, outln};
+use crate::terminal::{errln, outln};
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -72,7 +72,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         }
         ops.extend(lib_ops);
     }
-    let bar = crate::output::progress_bar((ops.len() * sizes.len()) as u64, "pavelor bench");
+    let bar = crate::terminal::progress_bar((ops.len() * sizes.len()) as u64, "pavelor bench");
     let result = quick::run(
         &ops,
         &sizes,
@@ -83,7 +83,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         },
     );
     bar.finish_and_clear();
-    crate::output::finish(match result {
+    crate::terminal::finish(match result {
         Ok(out) => {
             if args.json {
                 match serde_json::to_string_pretty(&out) {
@@ -94,7 +94,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
                     }
                 }
             } else {
-                crate::output::out_text(&quick::render_text(&out)).map(|()| done)
+                crate::terminal::out_text(&quick::render_text(&out)).map(|()| done)
             }
         }
         Err(e) => {

@@ -5,11 +5,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use pavelor::{Algorithm, Backend};
+use pavelor::{Algorithm, Available, Backend};
+use pavelor_kat::atomic_file::atomic_write;
 use pavelor_kat::official;
 use pavelor_kat::suite::KatKind;
 
-use crate::output::{errln, outln};
+use crate::terminal::{errln, outln};
 
 #[derive(Subcommand)]
 pub enum KatCommand {
@@ -25,10 +26,10 @@ pub struct GenArgs {
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// Only this instance: 512, 768 or 1024 [default: all three].
-    #[arg(short = 'a', long = "algorithm", value_name = "A", value_parser = crate::parse_algorithm)]
+    #[arg(short = 'a', long = "algorithm", value_name = "A", value_parser = crate::options::parse_algorithm)]
     algorithm: Option<Algorithm>,
     #[command(flatten)]
-    backend: crate::BackendOpt,
+    backend: crate::options::BackendOpt,
     /// Do not write KAT_2_33 (3 x 1 GiB messages to hash per instance).
     #[arg(long)]
     skip_2_33: bool,
@@ -42,34 +43,36 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
     /// Only this instance: 512, 768 or 1024 [default: all three].
-    #[arg(short = 'a', long = "algorithm", value_name = "A", value_parser = crate::parse_algorithm)]
+    #[arg(short = 'a', long = "algorithm", value_name = "A", value_parser = crate::options::parse_algorithm)]
     algorithm: Option<Algorithm>,
     #[command(flatten)]
-    backend: crate::BackendOpt,
+    backend: crate::options::BackendOpt,
     /// Also hash the 3 x 1 GiB messages of KAT_2_33 (slow).
     #[arg(long)]
     full: bool,
 }
 
-pub fn run(cmd: &KatCommand) -> ExitCode {
-    crate::output::finish(match cmd {
-        KatCommand::Verify(args) => verify(args),
-        KatCommand::Gen(args) => gen_files(args),
-    })
-}
-
-fn checked_backend(requested: &crate::BackendOpt) -> Result<Backend, ExitCode> {
-    requested.resolve().map_err(|e| {
-        errln!("{e}");
-        ExitCode::FAILURE
-    })
-}
-
-fn gen_files(args: &GenArgs) -> io::Result<ExitCode> {
-    let backend = match checked_backend(&args.backend) {
-        Ok(b) => b,
-        Err(code) => return Ok(code),
+/// Runs `pavelor kat`; `env_backend` is the parsed `$PAVELOR_BACKEND`,
+/// the choice when `--backend` is not given.
+pub fn run(cmd: &KatCommand, env_backend: Option<Backend>) -> ExitCode {
+    let requested = match cmd {
+        KatCommand::Verify(args) => &args.backend,
+        KatCommand::Gen(args) => &args.backend,
     };
+    let backend = match requested.resolve(env_backend) {
+        Ok(b) => b,
+        Err(e) => {
+            errln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    crate::terminal::finish(match cmd {
+        KatCommand::Verify(args) => verify(args, backend),
+        KatCommand::Gen(args) => gen_files(args, backend),
+    })
+}
+
+fn gen_files(args: &GenArgs, backend: Available) -> io::Result<ExitCode> {
     if let Err(e) = std::fs::create_dir_all(&args.out) {
         errln!("{}: {e}", args.out.display());
         return Ok(ExitCode::FAILURE);
@@ -82,7 +85,7 @@ fn gen_files(args: &GenArgs) -> io::Result<ExitCode> {
     let mut status: io::Result<()> = Ok(());
     let mut say = |line: std::fmt::Arguments<'_>| {
         if status.is_ok() {
-            status = crate::output::out_line(line);
+            status = crate::terminal::out_line(line);
         }
     };
     for alg in algs {
@@ -92,7 +95,7 @@ fn gen_files(args: &GenArgs) -> io::Result<ExitCode> {
                 say(format_args!("{name}: skipped (--skip-2-33)"));
                 continue;
             }
-            let bar = crate::output::progress_bar(0, &name);
+            let bar = crate::terminal::progress_bar(0, &name);
             let text = pavelor_kat::generate::file_text(kind, alg, backend, &mut |done, total| {
                 bar.set_length(total);
                 bar.set_position(done);
@@ -100,10 +103,8 @@ fn gen_files(args: &GenArgs) -> io::Result<ExitCode> {
             bar.finish_and_clear();
             let path = args.out.join(&name);
             let written = match text {
-                Ok(text) => {
-                    crate::output::atomic_write(&path, text.as_bytes()).map_err(|e| e.to_string())
-                }
-                Err(e) => Err(e.to_string()),
+                Ok(text) => atomic_write(&path, text.as_bytes()).map_err(|e| e.to_string()),
+                Err(e) => Err(e),
             };
             match written {
                 Ok(()) => say(format_args!("{name}: written to {}", path.display())),
@@ -117,11 +118,7 @@ fn gen_files(args: &GenArgs) -> io::Result<ExitCode> {
     status.map(|()| ExitCode::SUCCESS)
 }
 
-fn verify(args: &VerifyArgs) -> io::Result<ExitCode> {
-    let backend = match checked_backend(&args.backend) {
-        Ok(b) => b,
-        Err(code) => return Ok(code),
-    };
+fn verify(args: &VerifyArgs, backend: Available) -> io::Result<ExitCode> {
     let algs: Vec<Algorithm> = args
         .algorithm
         .map_or_else(|| Algorithm::ALL.to_vec(), |a| vec![a]);

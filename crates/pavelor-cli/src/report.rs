@@ -10,7 +10,7 @@ use pavelor_bench::ops::Operation;
 use pavelor_bench::protocol::WorkerCommand;
 use pavelor_bench::report::{self, Config, Progress, SIZES};
 
-use crate::output::{errln, outln};
+use crate::terminal::{errln, outln};
 use std::io::Write;
 
 #[derive(Args)]
@@ -128,7 +128,7 @@ fn check(dir: &std::path::Path) -> ExitCode {
         match pavelor_bench::niccs::check(d) {
             Ok(summary) => {
                 if let Err(e) = outln!("{summary}") {
-                    return crate::output::finish(Err(e));
+                    return crate::terminal::finish(Err(e));
                 }
             }
             Err(problem) => {
@@ -145,7 +145,7 @@ fn check(dir: &std::path::Path) -> ExitCode {
         report::reload::compare(dir, &rendered).map(|()| r)
     });
     match result {
-        Ok(r) => crate::output::finish(
+        Ok(r) => crate::terminal::finish(
             outln!(
                 "{}: {} figure records agree with their trials; report.md and {} charts regenerate byte for byte",
                 dir.display(),
@@ -173,9 +173,9 @@ fn render(dir: &std::path::Path) -> ExitCode {
                 Ok(pavelor_bench::niccs::render_page(&ds, &ctx))
             });
         return match page {
-            Ok(page) => {
-                crate::output::finish(crate::output::out_text(&page).map(|()| ExitCode::SUCCESS))
-            }
+            Ok(page) => crate::terminal::finish(
+                crate::terminal::out_text(&page).map(|()| ExitCode::SUCCESS),
+            ),
             Err(problem) => {
                 errln!("report --render: {}: {problem}", dir.display());
                 ExitCode::FAILURE
@@ -187,7 +187,7 @@ fn render(dir: &std::path::Path) -> ExitCode {
         report::reload::write(dir, &rendered).map(|()| rendered)
     });
     match result {
-        Ok(rendered) => crate::output::finish(
+        Ok(rendered) => crate::terminal::finish(
             rendered
                 .files
                 .iter()
@@ -330,7 +330,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
                 b.finish_and_clear();
             }
             let _ = writeln!(std::io::stderr(), "pavelor report: {name}");
-            bar = Some(crate::output::progress_bar(steps, name));
+            bar = Some(crate::terminal::progress_bar(steps, name));
         }
         Progress::Step(what) => {
             if let Some(b) = &bar {
@@ -343,7 +343,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     if let Some(b) = bar.take() {
         b.finish_and_clear();
     }
-    crate::output::finish(match result {
+    crate::terminal::finish(match result {
         Ok(c) => {
             let failed = c.kat.iter().filter(|k| k.status == "FAIL").count();
             outln!(

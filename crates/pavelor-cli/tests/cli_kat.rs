@@ -1,11 +1,11 @@
-//! `pavelor kat verify` (issue 9): with no `--dir` it checks against the
+//! `pavelor kat verify`: with no `--dir` it checks against the
 //! official answers built into the binary, from any directory; with
 //! `--dir` it is strict, so every corrupted official file FAILs with one
 //! line naming the file and the record, exit status 1, bounded memory.
 //!
 //! The official files are regenerated in a temp dir from the DRNG and the
 //! best backend (each checked against the SHA-256 of the official file
-//! embedded in pavelor-kat first), so no KAT files is needed.
+//! embedded in pavelor-kat first), so no KAT file is needed.
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use pavelor::{Algorithm, Backend};
+use pavelor::{Algorithm, Available};
 use pavelor_kat::KatKind;
 use pavelor_kat::embedded::Answers;
 use pavelor_kat::format::{self, Record};
@@ -25,7 +25,7 @@ const ALG: Algorithm = Algorithm::Pavelor512;
 
 fn official_records(kind: KatKind) -> Vec<Record> {
     let records =
-        pavelor_kat::generate::records(kind, ALG, Backend::best(), &mut |_, _| {}).unwrap();
+        pavelor_kat::generate::records(kind, ALG, Available::best(), &mut |_, _| {}).unwrap();
     assert_eq!(
         <[u8; 32]>::from(Sha256::digest(write(&records))),
         Answers::of(ALG).file_sha256(kind),
@@ -261,7 +261,7 @@ fn kat_2_23_duplicated_removed_swapped_fail() {
 fn faked_one_record_kat_2_33_fails() {
     let seed = KatKind::Kat2_33.seed();
     let msg = pavelor_kat::Drng::new(&seed).generate(64);
-    let mut imp = Backend::best();
+    let mut imp = Available::best();
     let dst = pavelor_kat::Implementation::digest(&mut imp, ALG, &msg, 64).unwrap();
     let mut head = [0u8; 8];
     head.copy_from_slice(&msg);

@@ -93,10 +93,7 @@ fn tiny_report_has_every_section_and_traceable_figures() {
         rows += 1;
     }
     // 3 instances x every backend x 2 sizes, plus 5 comparison hashes x 2 sizes.
-    let backends = pavelor::Backend::ALL
-        .iter()
-        .filter(|b| b.is_available())
-        .count();
+    let backends = pavelor::Available::all().count();
     assert_eq!(rows, 3 * backends * 2 + 5 * 2);
     for f in ["kat.json", "environment.json"] {
         assert!(out.join("records").join(f).is_file(), "{f}");
@@ -432,10 +429,7 @@ fn libraries_are_gated_isolated_and_measured_side_by_side() {
         .expect("no side-by-side row for the library");
     assert_eq!(side.matches("(1.00×)").count(), 2, "{side}");
     let rust_rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| Rust ")).collect();
-    let backends = pavelor::Backend::ALL
-        .iter()
-        .filter(|b| b.is_available())
-        .count();
+    let backends = pavelor::Available::all().count();
     assert_eq!(
         rust_rows.len(),
         3 * backends,
@@ -627,10 +621,7 @@ int CryptHash(int b, const unsigned char *m, unsigned long long n, unsigned char
     let side = md.lines().find(|l| l.starts_with("| C flaky |")).unwrap();
     assert_eq!(side.matches("**failed**").count(), 2, "{side}");
     // Every Rust figure was still measured.
-    let backends = pavelor::Backend::ALL
-        .iter()
-        .filter(|b| b.is_available())
-        .count();
+    let backends = pavelor::Available::all().count();
     let records = std::fs::read_dir(out.join("records"))
         .unwrap()
         .filter(|e| {
@@ -1142,7 +1133,7 @@ fn the_niccs_dataset_passes_the_check_and_tampering_does_not() {
         std::fs::write(&own, &pristine).unwrap();
     }
     // A figure changed consistently (trials and derived figures agree)
-    // no longer gives the page: the page check names report.md.
+    // gives another page than report.md: the page check names report.md.
     rec["trials"][0]["cycles"] = (rec["trials"][0]["cycles"].as_u64().unwrap() * 3).into();
     let m: serde_json::Value = rec.clone();
     let cycles: u64 = m["trials"]

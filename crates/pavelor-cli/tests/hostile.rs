@@ -1,4 +1,4 @@
-//! Hostile and broken input for the `pavelor` binary (issue #5): every case
+//! Hostile and broken input for the `pavelor` binary: every case
 //! must give a precise error on stderr, a non-zero exit, no panic, nothing
 //! on stdout that claims success, and bounded memory.
 //!

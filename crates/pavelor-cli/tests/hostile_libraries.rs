@@ -317,8 +317,8 @@ const SLOWMISS_BODY: &str = r#"
 ///   already there and right). It hashes every other call honestly and
 ///   its digests are right: by design it is a PASS, with its figures.
 /// * "contentcache" (compares the bytes): every repeated call is a memcmp
-///   and a 64-byte copy, below the AES-throughput bound (ours at 32 B is
-///   only ~1.25x the bound on this kind of machine): IMPLAUSIBLE; if the
+///   and a 64-byte copy, below the AES-throughput bound (which ours at
+///   32 B comes close to): IMPLAUSIBLE; if the
 ///   bound were not probed it would be CACHED by the distinct-message
 ///   check trial.
 /// * "slowmiss": fast on the repeated message, 5x slower on distinct
@@ -430,10 +430,11 @@ const AFTER100_BODY: &str = r#"
 ///
 /// `--trial-seconds 1` (instead of --quick's 0.02): a trial's calls are
 /// T / t1 (at most 20000), where t1 is the calibration's one *cold* call;
-/// in a shim that call includes its `dlopen` of ours (~120 µs at 32 B,
-/// against ~80 ns warm), so --quick would give ~160 calls per trial and
-/// "flip1000" would flip no digest at all. With T = 1 s a trial has
-/// thousands of calls (~8000 here; still only ~1 ms of timed calls).
+/// in a shim that call includes its `dlopen` of ours (orders of magnitude
+/// slower than a warm call), so --quick would give far fewer than 1000
+/// calls per trial and "flip1000" would flip no digest at all. With T = 1 s
+/// a trial has thousands of calls (and still only milliseconds of timed
+/// calls).
 /// The flips at counts 500, 1500, ... then fall outside the last 64 timed
 /// calls, the only ones a repeated-message trial checks, unless the
 /// trial's last count lands in 500..=563 modulo 1000 (~6% of runs): the

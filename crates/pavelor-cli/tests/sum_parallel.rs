@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::{run_measuring_memory, xorshift_bytes};
-use pavelor::{Algorithm, Backend};
+use pavelor::{Algorithm, Available};
 
 fn pavelor(dir: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_pavelor"));
@@ -44,11 +44,7 @@ fn bytes(len: usize, seed: u64) -> Vec<u8> {
 }
 
 fn digest(alg: Algorithm, data: &[u8]) -> String {
-    let mut h = alg
-        .hasher_with(Backend::from_name("portable").unwrap())
-        .unwrap();
-    h.update(data);
-    format!("{:x}", h.finalize())
+    format!("{:x}", alg.digest_with(Available::portable(), data))
 }
 
 fn is_root() -> bool {

@@ -36,26 +36,26 @@ use std::process::Command;
 /// The kernel functions (demangled paths, without the hash) that must be
 /// found and checked.
 pub const KERNELS: &[&str] = &[
-    "pavelor::backend::vaes_x4::absorb_x4_impl",
-    "pavelor::backend::vaes_x4::absorb_x2_impl",
-    "pavelor::backend::vaes_x2::absorb_x2_impl",
-    "pavelor::backend::avx512_vaes::permute_impl",
-    "pavelor::backend::avx512_vaes::absorb_impl",
-    "pavelor::backend::avx512_vaes::hash_impl",
-    "pavelor::backend::aesni_avx::permute_impl",
-    "pavelor::backend::aesni_avx::absorb_impl",
-    "pavelor::backend::aesni_avx::hash_impl",
-    "pavelor::backend::aesni::permute_impl",
-    "pavelor::backend::aesni::absorb_impl",
-    "pavelor::backend::aesni::hash_impl",
+    "pavelor::backend::x86::avx512_vaes_x4::absorb_x4_impl",
+    "pavelor::backend::x86::avx512_vaes_x2::absorb_x2_impl",
+    "pavelor::backend::x86::avx2_vaes_x2::absorb_x2_impl",
+    "pavelor::backend::x86::avx512_vaes::permute_impl",
+    "pavelor::backend::x86::avx512_vaes::absorb_impl",
+    "pavelor::backend::x86::avx512_vaes::hash_impl",
+    "pavelor::backend::x86::avx_aesni::permute_impl",
+    "pavelor::backend::x86::avx_aesni::absorb_impl",
+    "pavelor::backend::x86::avx_aesni::hash_impl",
+    "pavelor::backend::x86::sse_aesni::permute_impl",
+    "pavelor::backend::x86::sse_aesni::absorb_impl",
+    "pavelor::backend::x86::sse_aesni::hash_impl",
 ];
 
 /// The AArch64 kernel functions (backend `armv8-aes`), checked in the
 /// aarch64 build of the harness by [`check_listing_aarch64`].
 pub const KERNELS_AARCH64: &[&str] = &[
-    "pavelor::backend::aarch64::permute_impl",
-    "pavelor::backend::aarch64::absorb_impl",
-    "pavelor::backend::aarch64::hash_impl",
+    "pavelor::backend::aarch64::armv8_aes::permute_impl",
+    "pavelor::backend::aarch64::armv8_aes::absorb_impl",
+    "pavelor::backend::aarch64::armv8_aes::hash_impl",
 ];
 
 /// The harness's own deliberately leaky vector function (see

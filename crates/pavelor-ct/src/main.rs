@@ -19,7 +19,7 @@
 
 use std::process::ExitCode;
 
-use pavelor::Backend;
+use pavelor::{Available, Backend};
 use pavelor_ct::{scenarios, toy, vg};
 
 fn usage(msg: &str) -> ExitCode {
@@ -38,7 +38,7 @@ fn main() -> ExitCode {
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--list" => {
-                for b in Backend::ALL.iter().filter(|b| b.is_available()) {
+                for b in Available::all() {
                     println!("{b}");
                 }
                 return ExitCode::SUCCESS;
@@ -67,23 +67,20 @@ fn main() -> ExitCode {
                 };
                 return static_check(&binary);
             }
-            "--backend" => match it.next().map(|n| Backend::from_name(n)) {
-                Some(Ok(b)) => backends.push(b),
-                _ => {
-                    return usage(
-                        "--backend needs one of portable, aesni, aesni-avx, avx2-vaes, avx512-vaes",
-                    );
-                }
+            "--backend" => match it.next() {
+                Some(n) => match Backend::from_name(n) {
+                    Some(b) => backends.push(b),
+                    None => {
+                        return usage(&format!("--backend: {}", pavelor::Error::UnknownBackend));
+                    }
+                },
+                None => return usage("--backend needs a backend name"),
             },
             other => return usage(&format!("unknown argument '{other}'")),
         }
     }
     if backends.is_empty() {
-        backends = Backend::ALL
-            .iter()
-            .copied()
-            .filter(|b| b.is_available())
-            .collect();
+        backends = Available::all().map(|b| b.backend()).collect();
     }
 
     let on_vg = vg::running_on_valgrind() > 0;
@@ -101,12 +98,12 @@ fn main() -> ExitCode {
             .join(", ")
     );
     let mut ok = true;
-    for &b in &backends {
-        if !b.is_available() {
-            println!("{b}: FAIL not available on this CPU (or hidden by valgrind's CPUID)");
+    for &name in &backends {
+        let Ok(b) = Available::detect(name) else {
+            println!("{name}: FAIL not available on this CPU (or hidden by valgrind's CPUID)");
             ok = false;
             continue;
-        }
+        };
         for s in scenarios::ALL {
             let before = vg::error_count();
             let result = (s.run)(b);
@@ -178,7 +175,8 @@ fn static_check_aarch64(binary: &std::path::Path) -> ExitCode {
     }
 }
 
-/// Prints kernel reports; whether all are clean (and do AES rounds).
+/// Prints kernel reports; whether all are clean, do AES rounds, and each
+/// permutation kernel does exactly the AES rounds of one Paff.
 fn print_reports(result: Result<Vec<pavelor_ct::disasm::KernelReport>, String>) -> bool {
     let mut ok = true;
     match result {
@@ -209,6 +207,15 @@ fn print_reports(result: Result<Vec<pavelor_ct::disasm::KernelReport>, String>) 
                 }
                 for v in &r.violations {
                     println!("    violation {v}");
+                }
+                // A permutation kernel is exactly one Paff, fully unrolled.
+                let one_paff = pavelor::paff::ROUNDS * (pavelor::paff::SUBBLOCKS - 1);
+                if r.name.ends_with("::permute_impl") && r.aes_rounds != one_paff {
+                    println!(
+                        "    violation: {} AES rounds, one Paff has {one_paff}",
+                        r.aes_rounds
+                    );
+                    ok = false;
                 }
                 ok &= r.violations.is_empty() && r.aes_rounds > 0;
             }

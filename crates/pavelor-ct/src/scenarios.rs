@@ -21,8 +21,8 @@
 
 use pavelor::batch::{hash_many_dyn_with, hash_many_with};
 use pavelor::digest::{Digest, Output};
-use pavelor::paff::{State, permute_with};
-use pavelor::{Algorithm, Backend, P512, P768, P1024, Pavelor, Variant};
+use pavelor::hazmat::{State, permute_with};
+use pavelor::{Algorithm, Available, P512, P768, P1024, Pavelor, Variant};
 
 use crate::vg::{classify, declassify, fully_undefined};
 
@@ -31,7 +31,7 @@ pub struct Scenario {
     /// Short name (as in the table above).
     pub name: &'static str,
     /// Runs it on a backend; `Err` describes a functional mismatch.
-    pub run: fn(Backend) -> Result<(), String>,
+    pub run: fn(Available) -> Result<(), String>,
 }
 
 /// All scenarios, in the order they run.
@@ -88,10 +88,10 @@ pub const ALL: &[Scenario] = &[
 ];
 
 fn for_all_instances(
-    b: Backend,
-    f512: fn(Backend) -> Result<(), String>,
-    f768: fn(Backend) -> Result<(), String>,
-    f1024: fn(Backend) -> Result<(), String>,
+    b: Available,
+    f512: fn(Available) -> Result<(), String>,
+    f768: fn(Available) -> Result<(), String>,
+    f1024: fn(Available) -> Result<(), String>,
 ) -> Result<(), String> {
     f512(b).map_err(|e| format!("Pavelor-512: {e}"))?;
     f768(b).map_err(|e| format!("Pavelor-768: {e}"))?;
@@ -114,17 +114,17 @@ pub fn pattern(len: usize, seed: u64) -> Vec<u8> {
 }
 
 fn reference<V: Variant>(msg: &[u8]) -> Result<Output<Pavelor<V>>, String> {
-    Pavelor::<V>::digest_with(Backend::Portable, msg).map_err(|e| e.to_string())
+    Ok(Pavelor::<V>::digest_with(Available::portable(), msg))
 }
 
 fn reference_bits<V: Variant>(msg: &[u8], nbits: u64) -> Result<Output<Pavelor<V>>, String> {
-    let mut h = Pavelor::<V>::with_backend(Backend::Portable).map_err(|e| e.to_string())?;
+    let mut h = Pavelor::<V>::with_backend(Available::portable());
     h.update_bits(msg, nbits).map_err(|e| e.to_string())?;
     Ok(h.finalize())
 }
 
-fn hasher<V: Variant>(b: Backend) -> Result<Pavelor<V>, String> {
-    Pavelor::<V>::with_backend(b).map_err(|e| e.to_string())
+fn hasher<V: Variant>(b: Available) -> Result<Pavelor<V>, String> {
+    Ok(Pavelor::<V>::with_backend(b))
 }
 
 /// Checks that `got` is secret-derived (under valgrind), then copies it
@@ -153,7 +153,7 @@ fn check_public(what: &str, got: &[u8], want: &[u8], secret_input: bool) -> Resu
     }
 }
 
-fn permute(b: Backend) -> Result<(), String> {
+fn permute(b: Available) -> Result<(), String> {
     for seed in 0..3 {
         let bytes = pattern(320, 100 + seed);
         let mut state: State = [[0; 16]; 20];
@@ -161,9 +161,9 @@ fn permute(b: Backend) -> Result<(), String> {
             sub.copy_from_slice(chunk);
         }
         let mut want = state;
-        permute_with(Backend::Portable, &mut want).map_err(|e| e.to_string())?;
+        permute_with(Available::portable(), &mut want);
         classify(state.as_flattened_mut());
-        permute_with(b, &mut state).map_err(|e| e.to_string())?;
+        permute_with(b, &mut state);
         check("permute", state.as_flattened(), want.as_flattened())?;
     }
     Ok(())
@@ -175,18 +175,18 @@ fn lengths<V: Variant>() -> [usize; 7] {
     [0, 1, r - 1, r, r + 1, 2 * r + 5, 3 * r]
 }
 
-fn one_shot<V: Variant>(b: Backend) -> Result<(), String> {
+fn one_shot<V: Variant>(b: Available) -> Result<(), String> {
     for len in lengths::<V>() {
         let mut msg = pattern(len, len as u64);
         let want = reference::<V>(&msg)?;
         classify(&mut msg);
-        let got = Pavelor::<V>::digest_with(b, &msg).map_err(|e| e.to_string())?;
+        let got = Pavelor::<V>::digest_with(b, &msg);
         check_public(&format!("one-shot {len} bytes"), &got, &want, len > 0)?;
     }
     Ok(())
 }
 
-fn stream_blocks<V: Variant>(b: Backend) -> Result<(), String> {
+fn stream_blocks<V: Variant>(b: Available) -> Result<(), String> {
     let r = V::RATE;
     let mut msg = pattern(4 * r + 17, 7);
     let want = reference::<V>(&msg)?;
@@ -204,7 +204,7 @@ fn stream_blocks<V: Variant>(b: Backend) -> Result<(), String> {
     check("stream", &h.finalize(), &want)
 }
 
-fn update_bits<V: Variant>(b: Backend) -> Result<(), String> {
+fn update_bits<V: Variant>(b: Available) -> Result<(), String> {
     let r = 8 * V::RATE as u64;
     // Bit lengths at every padding case: short partial bytes, |M| mod r =
     // r-2 (block ends `M 1 1`), r-1 (the first padding bit fills the block
@@ -223,7 +223,7 @@ fn update_bits<V: Variant>(b: Backend) -> Result<(), String> {
     Ok(())
 }
 
-fn bits_then_bytes<V: Variant>(b: Backend) -> Result<(), String> {
+fn bits_then_bytes<V: Variant>(b: Available) -> Result<(), String> {
     let r = V::RATE;
     for shift in [1u64, 3, 7] {
         let mut head = pattern(1, 50 + shift);
@@ -252,7 +252,7 @@ fn bits_then_bytes<V: Variant>(b: Backend) -> Result<(), String> {
     Ok(())
 }
 
-fn squeeze<V: Variant>(b: Backend) -> Result<(), String> {
+fn squeeze<V: Variant>(b: Available) -> Result<(), String> {
     let mut m1 = pattern(V::RATE + 3, 71);
     let mut m2 = pattern(V::RATE / 2, 72);
     let (w1, w2) = (reference::<V>(&m1)?, reference::<V>(&m2)?);
@@ -273,12 +273,12 @@ fn squeeze<V: Variant>(b: Backend) -> Result<(), String> {
 
     let alg = Algorithm::from_output_bits(8 * V::DIGEST as u32)
         .ok_or_else(|| String::from("no Algorithm for this instance"))?;
-    let mut h = alg.hasher_with(b).map_err(|e| e.to_string())?;
+    let mut h = alg.hasher_with(b);
     h.update(&m2);
     check("DynHasher::finalize", h.finalize().as_bytes(), &w2)
 }
 
-fn batch<V: Variant>(b: Backend) -> Result<(), String> {
+fn batch<V: Variant>(b: Available) -> Result<(), String> {
     let r = V::RATE;
     let lens = [3 * r + 5, 0, r, r - 1, 2 * r + 1, 17];
     for count in 1..=lens.len() {

@@ -26,8 +26,11 @@
 // artifact names the ICCS harness expects.
 #![allow(non_snake_case)]
 
-use std::ffi::{c_char, c_int, c_uchar, c_ulonglong};
+use std::ffi::{CStr, c_char, c_int, c_uchar, c_ulonglong};
+use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use pavelor::{InstanceFn, Pavelor, Variant};
 
 pub use pavelor::Algorithm;
 
@@ -50,44 +53,21 @@ compile_error!(
      --features instance-<bits> (one library = one instance, never --all-features)"
 );
 
-// The one instance selected by the features (the checks above make the
-// three cfgs mutually exclusive).
-#[cfg(all(
-    feature = "instance-512",
-    not(feature = "instance-768"),
-    not(feature = "instance-1024")
-))]
-mod selected {
-    /// The instance this library was built for.
-    pub const INSTANCE: super::Algorithm = super::Algorithm::Pavelor512;
-    pub type Hasher = pavelor::Pavelor512;
-    pub const NAME: &std::ffi::CStr = c"Pavelor-512";
-}
-#[cfg(all(
-    feature = "instance-768",
-    not(feature = "instance-512"),
-    not(feature = "instance-1024")
-))]
-mod selected {
-    /// The instance this library was built for.
-    pub const INSTANCE: super::Algorithm = super::Algorithm::Pavelor768;
-    pub type Hasher = pavelor::Pavelor768;
-    pub const NAME: &std::ffi::CStr = c"Pavelor-768";
-}
-#[cfg(all(
-    feature = "instance-1024",
-    not(feature = "instance-512"),
-    not(feature = "instance-768")
-))]
-mod selected {
-    /// The instance this library was built for.
-    pub const INSTANCE: super::Algorithm = super::Algorithm::Pavelor1024;
-    pub type Hasher = pavelor::Pavelor1024;
-    pub const NAME: &std::ffi::CStr = c"Pavelor-1024";
-}
-
-pub use selected::INSTANCE;
-use selected::{Hasher as InstanceHasher, NAME as INSTANCE_NAME};
+/// The instance this library was built for, chosen by its `instance-<bits>`
+/// feature (the checks above let exactly one be enabled).
+///
+/// Everything else about the instance follows from this constant: the name
+/// [`CryptHash_AlgorithmInstance`] returns, the digest length [`CryptHash`]
+/// accepts and the [`Variant`] it hashes with (through
+/// [`Algorithm::dispatch`]: a match on this constant, which optimized builds
+/// fold away, leaving only that instance's code).
+pub const INSTANCE: Algorithm = if cfg!(feature = "instance-512") {
+    Algorithm::Pavelor512
+} else if cfg!(feature = "instance-768") {
+    Algorithm::Pavelor768
+} else {
+    Algorithm::Pavelor1024
+};
 
 /// `CryptHash` succeeded.
 pub const CRYPTHASH_OK: c_int = 0;
@@ -159,10 +139,51 @@ pub unsafe extern "C" fn CryptHash(
     msg_len_bits: c_ulonglong,
     digest: *mut c_uchar,
 ) -> c_int {
+    let call = OneShot {
+        digest_len_bits,
+        msg,
+        msg_len_bits,
+        digest,
+    };
     // Everything runs inside `catch_unwind`: a panic must never unwind into C.
-    let result = catch_unwind(AssertUnwindSafe(|| -> Result<(), c_int> {
-        let out_bits = INSTANCE.output_bits();
-        if u32::try_from(digest_len_bits).ok() != Some(out_bits) {
+    match catch_unwind(AssertUnwindSafe(|| INSTANCE.dispatch(call))) {
+        Ok(Ok(())) => CRYPTHASH_OK,
+        Ok(Err(code)) => code,
+        Err(payload) => {
+            // Dropping the payload could itself panic; leak it instead.
+            std::mem::forget(payload);
+            CRYPTHASH_ERR_INTERNAL
+        }
+    }
+}
+
+/// The arguments of one [`CryptHash`] call, hashed by [`InstanceFn::call`]
+/// for the instance's [`Variant`]. Made only by `CryptHash`, so the pointers
+/// come with the contract of its `# Safety` section.
+struct OneShot {
+    digest_len_bits: c_int,
+    msg: *const c_uchar,
+    msg_len_bits: c_ulonglong,
+    digest: *mut c_uchar,
+}
+
+impl InstanceFn for OneShot {
+    type Output = Result<(), c_int>;
+
+    /// The checks of [`CryptHash`] in its documented order, then the fused
+    /// one-shot path of instance `V` (no streaming state, no buffering: one
+    /// kernel call from the IV to the squeeze) into a local digest, copied
+    /// to `digest` once the message has been read.
+    #[inline]
+    fn call<V: Variant>(self) -> Result<(), c_int> {
+        let OneShot {
+            digest_len_bits,
+            msg,
+            msg_len_bits,
+            digest,
+        } = self;
+        let mut out = pavelor::digest::Output::<Pavelor<V>>::default();
+        if u64::try_from(digest_len_bits).ok() != Some(8 * out.len() as u64) {
             return Err(CRYPTHASH_ERR_DIGEST_LENGTH);
         }
         if digest.is_null() || (msg.is_null() && msg_len_bits != 0) {
@@ -174,35 +195,22 @@ pub unsafe extern "C" fn CryptHash(
             &[]
         } else {
             // SAFETY: `msg` is non-NULL (checked above since msg_len_bits != 0);
-            // the caller guarantees `ceil(msg_len_bits / 8) == msg_len` readable,
-            // initialized bytes there for the call; `msg_len <= isize::MAX` was
-            // checked by `byte_len`; `u8` has alignment 1. The slice is only
-            // read by the one-shot hash below, before `digest` is written.
+            // the caller of `CryptHash` guarantees `ceil(msg_len_bits / 8) ==
+            // msg_len` readable, initialized bytes there for the call;
+            // `msg_len <= isize::MAX` was checked by `byte_len`; `u8` has
+            // alignment 1. The slice is only read by the one-shot hash below,
+            // before `digest` is written.
             unsafe { std::slice::from_raw_parts(msg, msg_len) }
         };
-        // The fused one-shot path (no streaming state, no buffering): one
-        // kernel call from the IV to the squeeze.
-        let mut out = pavelor::digest::Output::<InstanceHasher>::default();
-        InstanceHasher::digest_bits_into(data, msg_len_bits, &mut out)
+        Pavelor::<V>::digest_bits_into(data, msg_len_bits, &mut out)
             .map_err(|_| CRYPTHASH_ERR_INTERNAL)?;
-        if out.len() as u64 * 8 != u64::from(out_bits) {
-            return Err(CRYPTHASH_ERR_INTERNAL);
-        }
         // SAFETY: `digest` is non-NULL (checked above) and, since
-        // `digest_len_bits == out_bits == 8 * out.len()`, the caller guarantees
-        // `out.len()` writable bytes there. The source is our local `out`, so
-        // the two ranges do not overlap; `u8` has alignment 1.
+        // `digest_len_bits == 8 * out.len()` (checked above), the caller of
+        // `CryptHash` guarantees `out.len()` writable bytes there. The source
+        // is our local `out`, so the two ranges do not overlap; `u8` has
+        // alignment 1.
         unsafe { std::ptr::copy_nonoverlapping(out.as_ptr(), digest, out.len()) };
         Ok(())
-    }));
-    match result {
-        Ok(Ok(())) => CRYPTHASH_OK,
-        Ok(Err(code)) => code,
-        Err(payload) => {
-            // Dropping the payload could itself panic; leak it instead.
-            std::mem::forget(payload);
-            CRYPTHASH_ERR_INTERNAL
-        }
     }
 }
 
@@ -210,7 +218,54 @@ pub unsafe extern "C" fn CryptHash(
 /// static NUL-terminated C string; never NULL, never to be freed.
 #[unsafe(no_mangle)]
 pub extern "C" fn CryptHash_AlgorithmInstance() -> *const c_char {
-    INSTANCE_NAME.as_ptr()
+    instance_name().as_ptr()
+}
+
+/// [`INSTANCE`]`.name()` as a C string, made at compile time.
+fn instance_name() -> &'static CStr {
+    INSTANCE.dispatch(NameOf)
+}
+
+/// An instance's name as a C string ([`CName`]), for [`Algorithm::dispatch`].
+struct NameOf;
+
+impl InstanceFn for NameOf {
+    type Output = &'static CStr;
+
+    #[inline]
+    fn call<V: Variant>(self) -> &'static CStr {
+        CName::<V>::C_STR
+    }
+}
+
+/// Room for an instance name and its NUL.
+const NAME_CAPACITY: usize = 32;
+
+/// The name of instance `V` ([`Variant::NAME`], the string
+/// [`Algorithm::name`] returns) as a C string, evaluated at compile time.
+struct CName<V>(PhantomData<V>);
+
+impl<V: Variant> CName<V> {
+    const BYTES: &'static [u8; NAME_CAPACITY] = &nul_terminated(V::NAME);
+    const C_STR: &'static CStr = match CStr::from_bytes_until_nul(Self::BYTES) {
+        Ok(name) => name,
+        Err(_) => panic!("an instance name is not a C string"),
+    };
+}
+
+/// `name` followed by NUL bytes. Fails the build if `name` contains a NUL
+/// or does not leave room for one.
+const fn nul_terminated(name: &str) -> [u8; NAME_CAPACITY] {
+    let name = name.as_bytes();
+    assert!(name.len() < NAME_CAPACITY, "instance name too long");
+    let mut out = [0u8; NAME_CAPACITY];
+    let mut i = 0;
+    while i < name.len() {
+        assert!(name[i] != 0, "NUL in an instance name");
+        out[i] = name[i];
+        i += 1;
+    }
+    out
 }
 
 /// Number of bytes holding `nbits` bits, if that many bytes can be
@@ -250,14 +305,20 @@ pub fn header(alg: Algorithm) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ffi::CStr;
 
     #[test]
     fn instance_name_matches() {
-        assert_eq!(INSTANCE_NAME.to_str(), Ok(INSTANCE.name()));
+        assert_eq!(instance_name().to_str(), Ok(INSTANCE.name()));
         // SAFETY: the pointer comes from a `&'static CStr`.
         let name = unsafe { CStr::from_ptr(CryptHash_AlgorithmInstance()) };
-        assert_eq!(name, INSTANCE_NAME);
+        assert_eq!(name, instance_name());
+    }
+
+    #[test]
+    fn c_names_of_every_instance() {
+        for alg in Algorithm::ALL {
+            assert_eq!(alg.dispatch(NameOf).to_str(), Ok(alg.name()));
+        }
     }
 
     #[test]

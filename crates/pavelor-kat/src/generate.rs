@@ -1,25 +1,28 @@
 //! Writing the four KAT files of an instance from scratch: DRNG messages,
-//! digests from the implementation, the official layout byte for byte.
+//! digests from a backend, the official layout byte for byte.
 
-use pavelor::{Algorithm, Backend, Error as HashError};
+use pavelor::{Algorithm, Available};
 
+use crate::digests::{long_digest, loop_digest};
 use crate::drng::Drng;
 use crate::format::{FullRecord, LongRecord, Record, write_record};
+use crate::implementation::Implementation;
 use crate::suite::{KatKind, LOOP_ITERATIONS, LOOP_MSG_BITS, LongSource};
-use crate::verify::{hash_long, loop_digest};
 
 /// The records of file `kind` for `alg`, computed with `backend`.
 ///
 /// `progress(done, total)` reports work in file-specific units (records for
 /// `KAT_2_12`, message bytes for the long files, iterations for
 /// `KAT_Loop`). Long messages are streamed: memory stays bounded even for
-/// the 1 GiB messages of `KAT_2_33`.
+/// the 1 GiB messages of `KAT_2_33`. An error is a one-line description
+/// (as [`Implementation`]'s).
 pub fn records(
     kind: KatKind,
     alg: Algorithm,
-    backend: Backend,
+    backend: Available,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<Vec<Record>, HashError> {
+) -> Result<Vec<Record>, String> {
+    let mut imp = backend;
     let dst_len = alg.output_bits();
     let mut out = Vec::new();
     match kind {
@@ -27,9 +30,7 @@ pub fn records(
             let mut drng = Drng::new(&kind.seed());
             for msg_len in 0..=4096u64 {
                 let msg = drng.generate(msg_len);
-                let mut h = alg.hasher_with(backend)?;
-                h.update_bits(&msg, msg_len)?;
-                let dst = h.finalize().to_vec();
+                let dst = imp.digest(alg, &msg, msg_len)?;
                 out.push(Record::Full(FullRecord {
                     msg_len,
                     msg,
@@ -49,7 +50,7 @@ pub fn records(
             ];
             for (i, source) in (0u64..).zip(sources) {
                 let base = i * nbits.div_ceil(8);
-                let long = hash_long(alg.hasher_with(backend)?, &source, nbits, &mut |done| {
+                let long = long_digest(&mut imp, alg, &source, nbits, &mut |done| {
                     progress(base + done, total)
                 })?;
                 let seed = match source {
@@ -69,7 +70,7 @@ pub fn records(
         KatKind::Loop => {
             let msg = Drng::new(&kind.seed()).generate(LOOP_MSG_BITS);
             let total = u64::from(LOOP_ITERATIONS);
-            let dst = loop_digest(alg, backend, &msg, LOOP_ITERATIONS, &mut |i| {
+            let dst = loop_digest(&mut imp, alg, &msg, LOOP_ITERATIONS, &mut |i| {
                 progress(i, total)
             })?;
             progress(total, total);
@@ -88,9 +89,9 @@ pub fn records(
 pub fn file_text(
     kind: KatKind,
     alg: Algorithm,
-    backend: Backend,
+    backend: Available,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<String, HashError> {
+) -> Result<String, String> {
     let mut text = String::new();
     for r in records(kind, alg, backend, progress)? {
         write_record(&mut text, &r);

@@ -1,8 +1,8 @@
 //! What the verifier checks: anything that computes Pavelor digests of
-//! bit-length messages. [`pavelor::Backend`] implements it; a C `CryptHash`
+//! bit-length messages. [`pavelor::Available`] implements it; a C `CryptHash`
 //! library can be wrapped the same way.
 
-use pavelor::{Algorithm, Backend};
+use pavelor::{Algorithm, Available};
 
 /// A message fed in chunks: the function receives a sink and calls it with
 /// consecutive chunks that together hold the `ceil(nbits / 8)` message bytes
@@ -50,9 +50,9 @@ pub trait Implementation {
 
 /// A Rust backend of the `pavelor` crate; long messages are hashed
 /// incrementally (bounded memory).
-impl Implementation for Backend {
+impl Implementation for Available {
     fn digest(&mut self, alg: Algorithm, msg: &[u8], nbits: u64) -> Result<Vec<u8>, String> {
-        let mut h = alg.hasher_with(*self).map_err(|e| e.to_string())?;
+        let mut h = alg.hasher_with(*self);
         h.update_bits(msg, nbits).map_err(|e| e.to_string())?;
         Ok(h.finalize().to_vec())
     }
@@ -63,7 +63,7 @@ impl Implementation for Backend {
         nbits: u64,
         feed: Feed<'_>,
     ) -> Result<Vec<u8>, String> {
-        let mut h = alg.hasher_with(*self).map_err(|e| e.to_string())?;
+        let mut h = alg.hasher_with(*self);
         let mut bits_left = nbits;
         let mut result = Ok(());
         feed(&mut |chunk| {

@@ -5,25 +5,29 @@
 //! * [`drng`] is the Hash_DRBG-style generator over SM3.
 //! * [`suite`] names the four files of an instance and knows how each
 //!   record's message is made.
-//! * [`verify`] holds the digest helpers shared by the generator and the
-//!   verifier (streamed long messages, the `KAT_Loop` chain, the size limit).
+//! * [`implementation`] is what is checked: anything that computes Pavelor
+//!   digests ([`pavelor::Available`], a C `CryptHash` library, ...).
+//! * [`digests`] computes, with any implementation, the digests that are
+//!   not one plain message: streamed long messages, the `KAT_Loop` chain
+//!   (and the longest message allowed).
 //! * [`generate`] writes the four files from scratch.
-//! * [`output`] writes result files atomically (the workspace's one helper).
+//! * [`atomic_file`] writes result files atomically (the workspace's one
+//!   helper: `kat gen`, `report`, `xtask`).
 //! * [`embedded`] holds the official answers of all twelve files, compiled
 //!   in (no KAT files needed at run time).
 //! * [`official`] checks any [`Implementation`] (a Rust backend, a C
 //!   `CryptHash` library, ...) against the embedded answers or, strictly,
 //!   against a KAT file; its [`official::Report`] names the failing record.
 
+pub mod atomic_file;
+pub mod digests;
 pub mod drng;
 pub mod embedded;
 pub mod format;
 pub mod generate;
 pub mod implementation;
 pub mod official;
-pub mod output;
 pub mod suite;
-pub mod verify;
 
 pub use drng::Drng;
 pub use format::{FullRecord, LongRecord, ParseError, Record};

@@ -1,16 +1,16 @@
-//! Hostile KAT files at the library level (issue #5): truncated records,
+//! Hostile KAT files at the library level: truncated records,
 //! wrong `Dst_Len`, non-hex digits, huge `Msg_Len`. Each must be an error
 //! naming its line, never a panic, and must not allocate more than the
 //! input justifies (checked on the process's peak RSS).
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
-use pavelor::{Algorithm, Backend};
+use pavelor::{Algorithm, Available};
 use pavelor_kat::Drng;
+use pavelor_kat::digests::MAX_LONG_BITS;
 use pavelor_kat::format::{FullRecord, LongRecord, Record, parse, write_record};
 use pavelor_kat::official::{Report, check_file_bytes};
 use pavelor_kat::suite::{KatKind, LOOP_MSG_BITS};
-use pavelor_kat::verify::MAX_LONG_BITS;
 
 /// This process's peak resident set size (VmHWM), in KiB.
 fn peak_rss_kib() -> u64 {
@@ -142,7 +142,7 @@ fn malformed_records_are_errors_with_line_numbers() {
 /// Runs the strict verifier (`official::check_file_bytes`, portable
 /// backend) on `text` as file `kind` of `alg`.
 fn strict(alg: Algorithm, kind: KatKind, text: &[u8]) -> Report {
-    let mut imp = Backend::Portable;
+    let mut imp = Available::portable();
     check_file_bytes(&mut imp, alg, kind, text, &mut |_, _| {})
 }
 

@@ -1,7 +1,7 @@
 //! Every backend against the official answers embedded in the crate (no
 //! KAT files needed), the generator against the official files'
-//! SHA-256, and the NICCS manifest values of ICCS-KAT.md as an independent
-//! witness of the embedded data.
+//! SHA-256, and the NICCS manifest values, written out here, as a witness
+//! of the embedded data independent of both.
 //!
 //! One test, `embedded_data_equals_shared_kat_requires_shared`, compares the
 //! embedded data with the twelve official files in the directory
@@ -26,33 +26,30 @@ macro_rules! visible {
 use std::io::Write;
 use std::path::PathBuf;
 
-use pavelor::{Algorithm, Backend};
+use pavelor::{Algorithm, Available, Backend};
 use pavelor_kat::embedded::{Answers, Expected, strict_sha256};
 use pavelor_kat::format;
 use pavelor_kat::official::{check_embedded, check_file, check_file_bytes, record_count};
 use pavelor_kat::suite::KatKind;
 use sha2::{Digest, Sha256};
 
-fn backends() -> Vec<Backend> {
+/// Every backend this CPU runs; each one it does not is named on stderr.
+fn backends() -> Vec<Available> {
     Backend::ALL
         .iter()
-        .copied()
-        .filter(|b| {
-            let ok = b.is_available();
-            if !ok {
-                // Straight to stderr, past libtest's capture of `eprintln!`:
-                // a skipped backend shows in plain `cargo test` output.
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "skipped backend {b}: not supported by this CPU"
-                );
-            }
-            ok
+        .filter_map(|&b| {
+            Available::detect(b)
+                .inspect_err(|e| {
+                    // Straight to stderr, past libtest's capture of `eprintln!`:
+                    // a skipped backend shows in plain `cargo test` output.
+                    let _ = writeln!(std::io::stderr(), "skipped backend {b}: {e}");
+                })
+                .ok()
         })
         .collect()
 }
 
-fn check(kind: KatKind, backends: &[Backend]) {
+fn check(kind: KatKind, backends: &[Available]) {
     for alg in Algorithm::ALL {
         for &backend in backends {
             let mut imp = backend;
@@ -77,20 +74,21 @@ fn kat_2_23_every_record_every_backend() {
 #[test]
 #[ignore = "10^6 hashes per instance: run in release mode"]
 fn kat_loop_best_backend() {
-    check(KatKind::Loop, &[Backend::best()]);
+    check(KatKind::Loop, &[Available::best()]);
 }
 
 #[test]
 #[ignore = "hashes 3 x 1 GiB per instance: run in release mode"]
 fn kat_2_33_best_backend() {
-    check(KatKind::Kat2_33, &[Backend::best()]);
+    check(KatKind::Kat2_33, &[Available::best()]);
 }
 
-/// The manifest of ICCS-KAT.md, copied from the spec: the embedded values
-/// must be these (a second witness, independent of the KAT files).
+/// The NICCS manifest (the strict-form SHA-256 of each official file),
+/// written out: the embedded values must be these (a second witness,
+/// independent of the KAT files).
 #[test]
 fn embedded_manifest_equals_iccs_kat_md() {
-    let spec = [
+    let manifest = [
         (
             Algorithm::Pavelor512,
             KatKind::Kat2_12,
@@ -152,7 +150,7 @@ fn embedded_manifest_equals_iccs_kat_md() {
             "7944668e0d60d2643b66302e98c29e9e298495a3ff3b40e5cf9a82a768e50643",
         ),
     ];
-    for (alg, kind, hex) in spec {
+    for (alg, kind, hex) in manifest {
         let got = Answers::of(alg).strict_sha256(kind);
         assert_eq!(
             format::encode_hex_upper(&got).to_lowercase(),
@@ -167,7 +165,7 @@ fn embedded_manifest_equals_iccs_kat_md() {
 /// SHA-256 is embedded), and the strict file check accepts the result.
 fn generate_matches(kind: KatKind) {
     for alg in Algorithm::ALL {
-        let text = pavelor_kat::generate::file_text(kind, alg, Backend::best(), &mut |_, _| {})
+        let text = pavelor_kat::generate::file_text(kind, alg, Available::best(), &mut |_, _| {})
             .expect("best backend runs");
         let answers = Answers::of(alg);
         assert_eq!(
@@ -177,7 +175,7 @@ fn generate_matches(kind: KatKind) {
             kind.file_name(alg)
         );
         assert_eq!(strict_sha256(text.as_bytes()), answers.strict_sha256(kind));
-        let mut imp = Backend::best();
+        let mut imp = Available::best();
         let report = check_file_bytes(&mut imp, alg, kind, text.as_bytes(), &mut |_, _| {});
         assert!(report.is_pass(), "{report}");
     }
@@ -244,7 +242,7 @@ fn embedded_data_equals_shared_kat_requires_shared() {
                 }
             }
             if matches!(kind, KatKind::Kat2_12 | KatKind::Kat2_23) {
-                let mut imp = Backend::Portable;
+                let mut imp = Available::portable();
                 let report = check_file(&mut imp, alg, kind, &path, &mut |_, _| {});
                 assert!(report.is_pass(), "{report}");
             }

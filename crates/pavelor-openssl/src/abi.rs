@@ -86,8 +86,10 @@ pub struct OsslItem {
 }
 
 /// A table of C structs for the core (dispatch tables, algorithm lists,
-/// parameter descriptors, reason strings), built only as `static`s of this
-/// crate, so it can be shared between threads (see the `Sync` impls).
+/// parameter descriptors, reason strings), built only by this crate as
+/// `static`s, constants, or the once-initialized contents of a `static`
+/// `OnceLock`, so it can be shared between threads (see the `Sync` and
+/// `Send` impls).
 ///
 /// Crate-private: `Sync` holds because of how this crate fills and uses its
 /// tables, which code outside it could not be held to.
@@ -97,24 +99,32 @@ pub(crate) struct Table<T, const N: usize>(pub(crate) [T; N]);
 // Why `Table` may be `Sync` (the SAFETY argument of each impl below): it
 // is `Sync` only for these four element types, three of which hold raw
 // pointers and so are not `Sync` themselves. In every `Table` of this
-// crate (all of them `static`s, never `static mut`, with no interior
-// mutability) those pointers are NULL or point to immutable `'static`
-// data: C string literals, other `Table` statics, and functions. Neither
-// this crate nor the core writes through them (OpenSSL takes these tables
-// as `const OSSL_DISPATCH *`, `const OSSL_ALGORITHM *`, `const OSSL_PARAM *`
-// and `const OSSL_ITEM *`; `OsslItem::ptr` is `void *` only by C's
-// declaration and points to a reason string the core only reads). So
-// sharing a `&Table` between threads only ever shares reads of immutable
-// data. The type is `pub(crate)`, so no code outside the crate can build a
-// `Table` that breaks this.
+// crate (`static`s, never `static mut`, constants, and the contents of a
+// `OnceLock` static, written once before any reference to it exists; none
+// with interior mutability) those pointers are NULL or point to immutable
+// `'static` data: C string literals and constants, strings in `OnceLock`
+// statics (written once, before any pointer to them exists), other
+// `Table`s of this kind, and functions. Neither this crate nor the core writes through them
+// (OpenSSL takes these tables as `const OSSL_DISPATCH *`, `const
+// OSSL_ALGORITHM *`, `const OSSL_PARAM *` and `const OSSL_ITEM *`;
+// `OsslItem::ptr` is `void *` only by C's declaration and points to a
+// reason string the core only reads). So sharing a `&Table` between
+// threads only ever shares reads of immutable data. The type is
+// `pub(crate)`, so no code outside the crate can build a `Table` that
+// breaks this.
 //
 // SAFETY: `OsslDispatch` holds only an `int` and a function pointer, which
 // are `Sync`; it is listed because an explicit impl replaces the automatic
 // one for every `T`.
 unsafe impl<const N: usize> Sync for Table<OsslDispatch, N> {}
-// SAFETY: as above (names, properties, descriptions: C string literals;
-// `implementation`: a `Table<OsslDispatch, _>` static).
+// SAFETY: as above (names, properties, descriptions: C string literals,
+// constants, or a `OnceLock` string; `implementation`: a `static` or
+// constant `Table<OsslDispatch, _>`).
 unsafe impl<const N: usize> Sync for Table<OsslAlgorithm, N> {}
+// SAFETY: an algorithm list only points to immutable `'static` data (see
+// above), which any thread may read, so the list may be built on one
+// thread (inside `OnceLock::get_or_init`) and then read from another.
+unsafe impl<const N: usize> Send for Table<OsslAlgorithm, N> {}
 // SAFETY: as above (descriptors: `key` a C string literal, `data` NULL).
 unsafe impl<const N: usize> Sync for Table<OsslParam, N> {}
 // SAFETY: as above (`ptr`: a C string literal, or NULL at the end).

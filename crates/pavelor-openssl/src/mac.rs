@@ -1,5 +1,5 @@
 //! The MAC `PAVELOR-HMAC`: HMAC (RFC 2104) over a Pavelor instance, with
-//! the block size B = the instance's rate (192/128/64 bytes), computed by
+//! the block size B = the instance's rate, computed by
 //! the RustCrypto `hmac` crate over the `pavelor` crate's hashers.
 //!
 //! Why the provider has its own: OpenSSL 3's built-in `HMAC` cannot serve
@@ -18,7 +18,7 @@
 use std::ffi::{c_int, c_void};
 
 use hmac::{Hmac, KeyInit, Mac};
-use pavelor::{Algorithm, Pavelor512, Pavelor768, Pavelor1024};
+use pavelor::{Algorithm, InstanceFn, Pavelor, Variant};
 use zeroize::Zeroizing;
 
 use crate::abi::{
@@ -26,77 +26,79 @@ use crate::abi::{
     OSSL_MAC_PARAM_PROPERTIES, OSSL_MAC_PARAM_SIZE, OSSL_PARAM_OCTET_STRING,
     OSSL_PARAM_UNSIGNED_INTEGER, OSSL_PARAM_UTF8_STRING, OsslParam, Table,
 };
-use crate::params::{ParamError, answer_each, get_octets, get_utf8, set_uint};
-use crate::{ProvCtx, Reason, check_output, final_result, guarded, input, prov_ref, write_output};
+use crate::boundary::{
+    check_output, ctx_mut, ctx_ref, final_result, free_ctx, guarded, input, new_ctx, status,
+    write_output,
+};
+use crate::names::algorithm_by_name;
+use crate::params::{answer_each, get_octets, get_utf8, set_uint};
+use crate::provctx::{ProvPtr, prov_ref};
+use crate::reason::{Reason, site};
 
-/// A keyed HMAC state of one instance.
-#[derive(Clone)]
-enum HmacState {
-    P512(Hmac<Pavelor512>),
-    P768(Hmac<Pavelor768>),
-    P1024(Hmac<Pavelor1024>),
+/// A keyed HMAC computation over one instance: `Hmac<Pavelor<V>>` for the
+/// `V` chosen at run time ([`keyed`]).
+trait HmacState {
+    fn update(&mut self, data: &[u8]);
+    /// Writes the tag to `out` (of exactly the digest length).
+    fn finalize_into(self: Box<Self>, out: &mut [u8]);
+    fn clone_box(&self) -> Box<dyn HmacState>;
 }
 
-impl HmacState {
-    fn new(alg: Algorithm, key: &[u8]) -> Self {
-        // `new_from_slice` accepts any key length for HMAC; the fallback
-        // (never taken) keeps this free of panics.
-        match alg {
-            Algorithm::Pavelor512 => HmacState::P512(
-                Hmac::new_from_slice(key).unwrap_or_else(|_| Hmac::new(&Default::default())),
-            ),
-            Algorithm::Pavelor768 => HmacState::P768(
-                Hmac::new_from_slice(key).unwrap_or_else(|_| Hmac::new(&Default::default())),
-            ),
-            _ => HmacState::P1024(
-                Hmac::new_from_slice(key).unwrap_or_else(|_| Hmac::new(&Default::default())),
-            ),
-        }
-    }
-
+impl<V: Variant> HmacState for Hmac<Pavelor<V>> {
     fn update(&mut self, data: &[u8]) {
-        match self {
-            HmacState::P512(m) => m.update(data),
-            HmacState::P768(m) => m.update(data),
-            HmacState::P1024(m) => m.update(data),
-        }
+        Mac::update(self, data);
     }
 
-    /// Writes the tag to `out` (of exactly the digest length).
-    fn finalize_into(self, out: &mut [u8]) {
-        match self {
-            HmacState::P512(m) => out.copy_from_slice(&m.finalize().into_bytes()),
-            HmacState::P768(m) => out.copy_from_slice(&m.finalize().into_bytes()),
-            HmacState::P1024(m) => out.copy_from_slice(&m.finalize().into_bytes()),
+    fn finalize_into(self: Box<Self>, out: &mut [u8]) {
+        out.copy_from_slice(&self.finalize().into_bytes());
+    }
+
+    fn clone_box(&self) -> Box<dyn HmacState> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn HmacState> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+/// HMAC over `alg` keyed with `key`. `hmac` makes its hashers through
+/// `Default`, which is the fastest backend: the one the provider resolves
+/// for its digests as well.
+fn keyed(alg: Algorithm, key: &[u8]) -> Box<dyn HmacState> {
+    struct Keyed<'a>(&'a [u8]);
+    impl InstanceFn for Keyed<'_> {
+        type Output = Box<dyn HmacState>;
+        fn call<V: Variant>(self) -> Box<dyn HmacState> {
+            // `new_from_slice` accepts any key length for HMAC; the
+            // fallback (never taken) keeps this free of panics.
+            Box::new(
+                Hmac::<Pavelor<V>>::new_from_slice(self.0)
+                    .unwrap_or_else(|_| Hmac::new(&Default::default())),
+            )
         }
     }
+    alg.dispatch(Keyed(key))
 }
 
 /// An `EVP_MAC_CTX`'s algorithm context.
 #[derive(Clone)]
 struct MacCtx {
-    prov: *const ProvCtx,
+    prov: ProvPtr,
     alg: Option<Algorithm>,
     /// The state right after keying (kept so `init` without a key restarts
     /// with the same key, as OpenSSL's HMAC does).
-    keyed: Option<HmacState>,
+    keyed: Option<Box<dyn HmacState>>,
     /// The running computation: `None` before the first `init` (or key)
     /// and once `final` has succeeded, when only `init` (or a new key)
     /// starts another; `update` and `final` refuse it. `dupctx` copies it
     /// as it is, so a copy of a finished context is finished too.
-    running: Option<HmacState>,
+    running: Option<Box<dyn HmacState>>,
 }
 
 impl MacCtx {
-    /// The provider context; outlives this context (see `DigestCtx::prov`).
-    fn prov<'p>(&self) -> &'p ProvCtx {
-        // SAFETY: `prov` was a live provider context when this context was
-        // made, and OpenSSL keeps the provider alive while any of its
-        // algorithm contexts exists (the EVP_MAC_CTX holds the EVP_MAC,
-        // which holds a reference to the provider).
-        unsafe { &*self.prov }
-    }
-
     /// Applies settable parameters (`digest`, `key`, `properties`).
     ///
     /// # Safety
@@ -107,22 +109,19 @@ impl MacCtx {
         // Borrowed from the caller's parameter (valid for this call); no copy.
         let mut key: Option<&[u8]> = None;
         // SAFETY: the caller's contract; the closure only reads `p`.
-        let result = unsafe {
+        unsafe {
             answer_each(params.cast_mut(), |p, name| {
                 if name == OSSL_MAC_PARAM_DIGEST {
-                    let value = get_utf8(p).ok_or(ParamError::BadType)?;
-                    alg = Some(algorithm_by_name(value).ok_or(ParamError::BadType)?);
+                    let value = get_utf8(p).ok_or(Reason::BadParameter)?;
+                    alg = Some(algorithm_by_name(value).ok_or(Reason::BadParameter)?);
                 } else if name == OSSL_MAC_PARAM_KEY {
-                    key = Some(get_octets(p).ok_or(ParamError::BadType)?);
+                    key = Some(get_octets(p).ok_or(Reason::BadParameter)?);
                 } else if name == OSSL_MAC_PARAM_PROPERTIES {
-                    get_utf8(p).ok_or(ParamError::BadType)?;
+                    get_utf8(p).ok_or(Reason::BadParameter)?;
                 }
                 Ok(())
             })
-        };
-        if result.is_err() {
-            return Err(Reason::BadParameter);
-        }
+        }?;
         if alg != self.alg {
             self.alg = alg;
             self.keyed = None;
@@ -136,56 +135,14 @@ impl MacCtx {
     }
 
     fn set_key(&mut self, alg: Algorithm, key: &[u8]) {
-        let state = HmacState::new(alg, key);
+        let state = keyed(alg, key);
         self.running = Some(state.clone());
         self.keyed = Some(state);
     }
 }
 
-/// The instance named `name` (any of this provider's digest names and
-/// aliases, case-insensitive).
-fn algorithm_by_name(name: &[u8]) -> Option<Algorithm> {
-    let name = std::str::from_utf8(name).ok()?;
-    crate::ALGORITHM_NAMES
-        .iter()
-        .zip(Algorithm::ALL)
-        .find(|(names, _)| {
-            names
-                .to_str()
-                .is_ok_and(|n| n.split(':').any(|a| a.eq_ignore_ascii_case(name)))
-        })
-        .map(|(_, alg)| alg)
-}
-
-/// The MAC context behind `mctx`, if non-NULL.
-///
-/// # Safety
-///
-/// `mctx` must be NULL or a pointer returned by `mac_newctx` /
-/// `mac_dupctx`, not yet freed, not used by another thread during the call.
-unsafe fn mac_mut<'a>(mctx: *mut c_void) -> Option<&'a mut MacCtx> {
-    // SAFETY: per the contract, a live, exclusively used `MacCtx` made by
-    // `Box::into_raw` (or NULL).
-    unsafe { mctx.cast::<MacCtx>().as_mut() }
-}
-
-/// The MAC context behind `mctx`, if non-NULL, read only: for `dupctx`,
-/// whose source OpenSSL declares `const` (`EVP_MAC_CTX_dup(const
-/// EVP_MAC_CTX *src)`), so two threads may copy from one context at once.
-///
-/// # Safety
-///
-/// `mctx` must be NULL or a pointer returned by `mac_newctx` /
-/// `mac_dupctx`, not yet freed, not modified by another thread during the
-/// call (concurrent readers are fine).
-unsafe fn ctx_ref<'a>(mctx: *const c_void) -> Option<&'a MacCtx> {
-    // SAFETY: per the contract, a live `MacCtx` made by `Box::into_raw` (or
-    // NULL), only read for `'a`.
-    unsafe { mctx.cast::<MacCtx>().as_ref() }
-}
-
 /// `OSSL_FUNC_mac_newctx`.
-pub unsafe extern "C" fn mac_newctx(provctx: *mut c_void) -> *mut c_void {
+pub(crate) unsafe extern "C" fn mac_newctx(provctx: *mut c_void) -> *mut c_void {
     // SAFETY: OpenSSL passes the context `OSSL_provider_init` returned.
     let Some(prov) = (unsafe { prov_ref(provctx) }) else {
         return std::ptr::null_mut();
@@ -195,111 +152,89 @@ pub unsafe extern "C" fn mac_newctx(provctx: *mut c_void) -> *mut c_void {
         site!(c"mac_newctx"),
         std::ptr::null_mut(),
         || {
-            Box::into_raw(Box::new(MacCtx {
-                prov,
+            new_ctx(MacCtx {
+                prov: ProvPtr::new(prov),
                 alg: None,
                 keyed: None,
                 running: None,
-            }))
-            .cast()
+            })
         },
     )
 }
 
 /// `OSSL_FUNC_mac_dupctx`: an independent copy in the same state:
 /// mid-message, or finished (then its `final` is refused until `init`).
-pub unsafe extern "C" fn mac_dupctx(mctx: *mut c_void) -> *mut c_void {
+pub(crate) unsafe extern "C" fn mac_dupctx(mctx: *mut c_void) -> *mut c_void {
     // SAFETY: OpenSSL passes a context this provider made, which it only
     // reads during the copy (possibly from several threads at once), so a
     // shared reference.
-    let Some(ctx) = (unsafe { ctx_ref(mctx) }) else {
+    let Some(ctx) = (unsafe { ctx_ref::<MacCtx>(mctx) }) else {
         return std::ptr::null_mut();
     };
-    let prov = ctx.prov();
     guarded(
-        Some(prov),
+        Some(ctx.prov.get()),
         site!(c"mac_dupctx"),
         std::ptr::null_mut(),
-        || Box::into_raw(Box::new(ctx.clone())).cast(),
+        || new_ctx(ctx.clone()),
     )
 }
 
 /// `OSSL_FUNC_mac_freectx`: drops (and so wipes) the keyed states.
-pub unsafe extern "C" fn mac_freectx(mctx: *mut c_void) {
-    if mctx.is_null() {
-        return;
-    }
-    // SAFETY: a non-NULL `mctx` is a `Box<MacCtx>` this provider leaked in
-    // newctx/dupctx, freed exactly once.
-    let ctx = unsafe { Box::from_raw(mctx.cast::<MacCtx>()) };
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(ctx)));
+pub(crate) unsafe extern "C" fn mac_freectx(mctx: *mut c_void) {
+    // SAFETY: OpenSSL passes a context this provider made, once.
+    unsafe { free_ctx::<MacCtx>(mctx) }
 }
 
 /// `OSSL_FUNC_mac_init`: applies `params`, then keys with `key` (if
-/// non-NULL) or restarts with the previous key.
-pub unsafe extern "C" fn mac_init(
+/// non-NULL) or restarts with the key given before.
+pub(crate) unsafe extern "C" fn mac_init(
     mctx: *mut c_void,
     key: *const u8,
     keylen: usize,
     params: *const OsslParam,
 ) -> c_int {
     // SAFETY: OpenSSL passes a context this provider made.
-    let Some(ctx) = (unsafe { mac_mut(mctx) }) else {
+    let Some(ctx) = (unsafe { ctx_mut::<MacCtx>(mctx) }) else {
         return 0;
     };
-    let prov = ctx.prov();
-    guarded(Some(prov), site!(c"mac_init"), 0, || {
-        let result = (|| {
-            // SAFETY: OpenSSL passes a terminated OSSL_PARAM array (or NULL).
-            unsafe { ctx.set_params(params) }?;
-            let alg = ctx.alg.ok_or(Reason::BadParameter)?;
-            if !key.is_null() {
-                // SAFETY: the caller gives `keylen` readable bytes at `key`
-                // (EVP_MAC_init's contract); `input` checks size.
-                let k = unsafe { input(key, keylen) }?;
-                ctx.set_key(alg, k);
-            } else if keylen != 0 {
-                return Err(Reason::NullPointer);
-            } else {
-                let keyed = ctx.keyed.clone().ok_or(Reason::NotInitialized)?;
-                ctx.running = Some(keyed);
-            }
-            Ok(())
-        })();
-        match result {
-            Ok(()) => 1,
-            Err(reason) => {
-                raise!(prov, reason, c"mac_init");
-                0
-            }
+    status(ctx.prov.get(), site!(c"mac_init"), || {
+        // SAFETY: OpenSSL passes a terminated OSSL_PARAM array (or NULL).
+        unsafe { ctx.set_params(params) }?;
+        let alg = ctx.alg.ok_or(Reason::BadParameter)?;
+        if !key.is_null() {
+            // SAFETY: the caller gives `keylen` readable bytes at `key`
+            // (EVP_MAC_init's contract); `input` checks size.
+            let k = unsafe { input(key, keylen) }?;
+            ctx.set_key(alg, k);
+        } else if keylen != 0 {
+            return Err(Reason::NullPointer);
+        } else {
+            let keyed = ctx.keyed.clone().ok_or(Reason::NotInitialized)?;
+            ctx.running = Some(keyed);
         }
+        Ok(())
     })
 }
 
 /// `OSSL_FUNC_mac_update`.
-pub unsafe extern "C" fn mac_update(mctx: *mut c_void, data: *const u8, len: usize) -> c_int {
+pub(crate) unsafe extern "C" fn mac_update(
+    mctx: *mut c_void,
+    data: *const u8,
+    len: usize,
+) -> c_int {
     // SAFETY: OpenSSL passes a context this provider made.
-    let Some(ctx) = (unsafe { mac_mut(mctx) }) else {
+    let Some(ctx) = (unsafe { ctx_mut::<MacCtx>(mctx) }) else {
         return 0;
     };
-    let prov = ctx.prov();
-    guarded(Some(prov), site!(c"mac_update"), 0, || {
+    status(ctx.prov.get(), site!(c"mac_update"), || {
         // SAFETY: the caller gives `len` readable bytes at `data`; `input`
         // checks NULL and size.
-        let result = unsafe { input(data, len) }.and_then(|bytes| {
-            ctx.running
-                .as_mut()
-                .ok_or(Reason::NotInitialized)?
-                .update(bytes);
-            Ok(())
-        });
-        match result {
-            Ok(()) => 1,
-            Err(reason) => {
-                raise!(prov, reason, c"mac_update");
-                0
-            }
-        }
+        let bytes = unsafe { input(data, len) }?;
+        ctx.running
+            .as_mut()
+            .ok_or(Reason::NotInitialized)?
+            .update(bytes);
+        Ok(())
     })
 }
 
@@ -309,40 +244,30 @@ pub unsafe extern "C" fn mac_update(mctx: *mut c_void, data: *const u8, len: usi
 /// a new `key` parameter restarts it. On failure `*outl` is 0 (if `outl`
 /// is non-NULL), nothing is written to `out`, and the context is
 /// unchanged.
-pub unsafe extern "C" fn mac_final(
+pub(crate) unsafe extern "C" fn mac_final(
     mctx: *mut c_void,
     out: *mut u8,
     outl: *mut usize,
     outsize: usize,
 ) -> c_int {
     // SAFETY: OpenSSL passes a context this provider made.
-    let Some(ctx) = (unsafe { mac_mut(mctx) }) else {
+    let Some(ctx) = (unsafe { ctx_mut::<MacCtx>(mctx) }) else {
         // SAFETY: `outl` is NULL or the caller's writable `size_t`.
         return unsafe { final_result(0, outl) };
     };
-    let prov = ctx.prov();
-    let rc = guarded(Some(prov), site!(c"mac_final"), 0, || {
-        let result = (|| {
-            let alg = ctx.alg.ok_or(Reason::NotInitialized)?;
-            let len = alg.output_len();
-            check_output(out, outl, outsize, len)?;
-            let state = ctx.running.take().ok_or(Reason::NotInitialized)?;
-            let mut buf = Zeroizing::new([0u8; 128]);
-            let tag = buf.get_mut(..len).ok_or(Reason::Internal)?;
-            state.finalize_into(tag);
-            // SAFETY: `check_output` saw non-NULL `out`/`outl` and
-            // `outsize >= len`; the caller gives `outsize` writable bytes
-            // (EVP_MAC_final's contract); `tag` is a local.
-            unsafe { write_output(tag, out, outl) };
-            Ok(())
-        })();
-        match result {
-            Ok(()) => 1,
-            Err(reason) => {
-                raise!(prov, reason, c"mac_final");
-                0
-            }
-        }
+    let rc = status(ctx.prov.get(), site!(c"mac_final"), || {
+        let alg = ctx.alg.ok_or(Reason::NotInitialized)?;
+        let len = alg.output_len();
+        check_output(out, outl, outsize, len)?;
+        let state = ctx.running.take().ok_or(Reason::NotInitialized)?;
+        let mut buf = Zeroizing::new([0u8; pavelor::MAX_DIGEST]);
+        let tag = buf.get_mut(..len).ok_or(Reason::Internal)?;
+        state.finalize_into(tag);
+        // SAFETY: `check_output` saw non-NULL `out`/`outl` and
+        // `outsize >= len`; the caller gives `outsize` writable bytes
+        // (EVP_MAC_final's contract); `tag` is a local.
+        unsafe { write_output(tag, out, outl) };
+        Ok(())
     });
     // SAFETY: `outl` is NULL or the caller's writable `size_t` (EVP_MAC_final
     // passes its local length, which it then copies to the caller's).
@@ -350,39 +275,37 @@ pub unsafe extern "C" fn mac_final(
 }
 
 /// `OSSL_FUNC_mac_set_ctx_params`.
-pub unsafe extern "C" fn mac_set_ctx_params(mctx: *mut c_void, params: *const OsslParam) -> c_int {
+pub(crate) unsafe extern "C" fn mac_set_ctx_params(
+    mctx: *mut c_void,
+    params: *const OsslParam,
+) -> c_int {
     // SAFETY: OpenSSL passes a context this provider made.
-    let Some(ctx) = (unsafe { mac_mut(mctx) }) else {
+    let Some(ctx) = (unsafe { ctx_mut::<MacCtx>(mctx) }) else {
         return 0;
     };
-    let prov = ctx.prov();
-    guarded(Some(prov), site!(c"mac_set_ctx_params"), 0, || {
+    status(ctx.prov.get(), site!(c"mac_set_ctx_params"), || {
         // SAFETY: OpenSSL passes a terminated OSSL_PARAM array (or NULL).
-        match unsafe { ctx.set_params(params) } {
-            Ok(()) => 1,
-            Err(reason) => {
-                raise!(prov, reason, c"mac_set_ctx_params");
-                0
-            }
-        }
+        unsafe { ctx.set_params(params) }
     })
 }
 
 /// `OSSL_FUNC_mac_get_ctx_params`: `size` and `block-size` of the chosen
 /// digest (0 before one is chosen).
-pub unsafe extern "C" fn mac_get_ctx_params(mctx: *mut c_void, params: *mut OsslParam) -> c_int {
+pub(crate) unsafe extern "C" fn mac_get_ctx_params(
+    mctx: *mut c_void,
+    params: *mut OsslParam,
+) -> c_int {
     // SAFETY: OpenSSL passes a context this provider made.
-    let Some(ctx) = (unsafe { mac_mut(mctx) }) else {
+    let Some(ctx) = (unsafe { ctx_mut::<MacCtx>(mctx) }) else {
         return 0;
     };
-    let prov = ctx.prov();
-    guarded(Some(prov), site!(c"mac_get_ctx_params"), 0, || {
+    status(ctx.prov.get(), site!(c"mac_get_ctx_params"), || {
         let (size, block) = ctx
             .alg
             .map_or((0, 0), |a| (a.output_len() as u64, a.rate_len() as u64));
         // SAFETY: OpenSSL passes a terminated OSSL_PARAM array whose
         // buffers are writable for the call.
-        let result = unsafe {
+        unsafe {
             answer_each(params, |p, name| {
                 if name == OSSL_MAC_PARAM_SIZE {
                     set_uint(p, size)
@@ -392,13 +315,6 @@ pub unsafe extern "C" fn mac_get_ctx_params(mctx: *mut c_void, params: *mut Ossl
                     Ok(())
                 }
             })
-        };
-        match result {
-            Ok(()) => 1,
-            Err(_) => {
-                raise!(prov, Reason::BadParameter, c"mac_get_ctx_params");
-                0
-            }
         }
     })
 }
@@ -417,7 +333,7 @@ static MAC_GETTABLE_CTX: Table<OsslParam, 3> = Table([
 ]);
 
 /// `OSSL_FUNC_mac_settable_ctx_params`.
-pub unsafe extern "C" fn mac_settable_ctx_params(
+pub(crate) unsafe extern "C" fn mac_settable_ctx_params(
     _mctx: *mut c_void,
     _provctx: *mut c_void,
 ) -> *const OsslParam {
@@ -425,7 +341,7 @@ pub unsafe extern "C" fn mac_settable_ctx_params(
 }
 
 /// `OSSL_FUNC_mac_gettable_ctx_params`.
-pub unsafe extern "C" fn mac_gettable_ctx_params(
+pub(crate) unsafe extern "C" fn mac_gettable_ctx_params(
     _mctx: *mut c_void,
     _provctx: *mut c_void,
 ) -> *const OsslParam {

@@ -1,9 +1,11 @@
-//! Answering `OSSL_PARAM` requests (the responder side of `get_params`).
+//! Reading and answering `OSSL_PARAM` arrays (the responder side of
+//! `get_params`, the reader side of `set_params`).
 //!
-//! Semantics follow OpenSSL's `OSSL_PARAM_set_*`: unknown keys are left
-//! alone; a parameter whose `data` is NULL only gets its `return_size` (a
-//! size query); integers may be requested as signed or unsigned, 1, 2, 4 or
-//! 8 bytes wide, as long as the value fits.
+//! Semantics follow OpenSSL's `OSSL_PARAM_set_*` / `OSSL_PARAM_get_*`:
+//! unknown keys are left alone; a parameter whose `data` is NULL only gets
+//! its `return_size` (a size query); integers may be requested as signed or
+//! unsigned, 1, 2, 4 or 8 bytes wide, as long as the value fits. Every
+//! failure is [`Reason::BadParameter`].
 
 use std::ffi::{CStr, c_char};
 
@@ -11,22 +13,16 @@ use crate::abi::{
     OSSL_PARAM_INTEGER, OSSL_PARAM_OCTET_STRING, OSSL_PARAM_UNSIGNED_INTEGER, OSSL_PARAM_UTF8_PTR,
     OSSL_PARAM_UTF8_STRING, OsslParam,
 };
+use crate::reason::Reason;
 
 /// Longest parameter array walked; a longer one is treated as unterminated
 /// (the core never sends more than a handful).
 const MAX_PARAMS: usize = 1024;
 
-/// Outcome of answering a parameter array.
-#[derive(Debug, PartialEq, Eq)]
-pub enum ParamError {
-    /// The array did not end within [`MAX_PARAMS`] elements.
-    Unterminated,
-    /// A known key was asked for with a type or size that cannot hold it.
-    BadType,
-}
-
 /// Calls `answer` with each element of the NULL-key-terminated array
-/// `params` and that element's key; stops at the first failure.
+/// `params` and that element's key; stops at the first failure. An array
+/// that does not end within [`MAX_PARAMS`] elements is
+/// [`Reason::BadParameter`].
 ///
 /// # Safety
 ///
@@ -36,8 +32,8 @@ pub enum ParamError {
 /// NULL), all valid and unaliased for the duration of the call.
 pub unsafe fn answer_each(
     params: *mut OsslParam,
-    mut answer: impl FnMut(&mut OsslParam, &CStr) -> Result<(), ParamError>,
-) -> Result<(), ParamError> {
+    mut answer: impl FnMut(&mut OsslParam, &CStr) -> Result<(), Reason>,
+) -> Result<(), Reason> {
     if params.is_null() {
         return Ok(());
     }
@@ -54,15 +50,16 @@ pub unsafe fn answer_each(
         let key = unsafe { CStr::from_ptr(p.key) };
         answer(p, key)?;
     }
-    Err(ParamError::Unterminated)
+    Err(Reason::BadParameter)
 }
 
-/// Stores `value` in `p` (an integer parameter of any width that holds it).
-pub fn set_uint(p: &mut OsslParam, value: u64) -> Result<(), ParamError> {
+/// Stores `value` in `p` (an integer parameter of any width that holds
+/// it); [`Reason::BadParameter`] if `p` cannot hold it.
+pub fn set_uint(p: &mut OsslParam, value: u64) -> Result<(), Reason> {
     let signed = match p.data_type {
         OSSL_PARAM_INTEGER => true,
         OSSL_PARAM_UNSIGNED_INTEGER => false,
-        _ => return Err(ParamError::BadType),
+        _ => return Err(Reason::BadParameter),
     };
     let size = p.data_size;
     let max = match (size, signed) {
@@ -74,14 +71,14 @@ pub fn set_uint(p: &mut OsslParam, value: u64) -> Result<(), ParamError> {
         (2, true) => i16::MAX as u64,
         (4, true) => i32::MAX as u64,
         (8, true) => i64::MAX as u64,
-        _ => return Err(ParamError::BadType),
+        _ => return Err(Reason::BadParameter),
     };
     p.return_size = size;
     if p.data.is_null() {
         return Ok(());
     }
     if value > max {
-        return Err(ParamError::BadType);
+        return Err(Reason::BadParameter);
     }
     let bytes = value.to_ne_bytes();
     let src = if cfg!(target_endian = "little") {
@@ -98,8 +95,9 @@ pub fn set_uint(p: &mut OsslParam, value: u64) -> Result<(), ParamError> {
 }
 
 /// Stores the string `value` in `p`, as a pointer (`UTF8_PTR`; `value` must
-/// live as long as the provider) or a copy (`UTF8_STRING`).
-pub fn set_utf8(p: &mut OsslParam, value: &CStr) -> Result<(), ParamError> {
+/// live as long as the provider) or a copy (`UTF8_STRING`);
+/// [`Reason::BadParameter`] for another type or a buffer too small.
+pub fn set_utf8(p: &mut OsslParam, value: &CStr) -> Result<(), Reason> {
     let len = value.to_bytes().len();
     match p.data_type {
         OSSL_PARAM_UTF8_PTR => {
@@ -111,7 +109,7 @@ pub fn set_utf8(p: &mut OsslParam, value: &CStr) -> Result<(), ParamError> {
             // &ptr, 0)`) often leave `data_size` 0: `data` always points to
             // one `char *`. A size that is set but too small is refused.
             if p.data_size != 0 && p.data_size < size_of::<*const c_char>() {
-                return Err(ParamError::BadType);
+                return Err(Reason::BadParameter);
             }
             // SAFETY: `data` is non-NULL and, by the UTF8_PTR convention,
             // points to a writable `char *`; an unaligned write makes no
@@ -129,7 +127,7 @@ pub fn set_utf8(p: &mut OsslParam, value: &CStr) -> Result<(), ParamError> {
                 return Ok(());
             }
             if p.data_size < len {
-                return Err(ParamError::BadType);
+                return Err(Reason::BadParameter);
             }
             let with_nul = if p.data_size > len { len + 1 } else { len };
             // SAFETY: `data` is non-NULL with `data_size >= with_nul`
@@ -145,7 +143,7 @@ pub fn set_utf8(p: &mut OsslParam, value: &CStr) -> Result<(), ParamError> {
             };
             Ok(())
         }
-        _ => Err(ParamError::BadType),
+        _ => Err(Reason::BadParameter),
     }
 }
 
@@ -268,22 +266,22 @@ mod tests {
         let mut p = param(OSSL_PARAM_INTEGER, (&raw mut i32v).cast(), 4);
         set_uint(&mut p, 0).unwrap();
         assert_eq!(i32v, 0);
-        assert_eq!(set_uint(&mut p, 1 << 31), Err(ParamError::BadType));
+        assert_eq!(set_uint(&mut p, 1 << 31), Err(Reason::BadParameter));
         let mut neg = -5i32;
         let p = param(OSSL_PARAM_INTEGER, (&raw mut neg).cast(), 4);
         assert_eq!(get_uint(&p), None, "negative values are refused");
 
         let mut u8v = 0u8;
         let mut p = param(OSSL_PARAM_UNSIGNED_INTEGER, (&raw mut u8v).cast(), 1);
-        assert_eq!(set_uint(&mut p, 256), Err(ParamError::BadType));
+        assert_eq!(set_uint(&mut p, 256), Err(Reason::BadParameter));
         set_uint(&mut p, 255).unwrap();
         assert_eq!(u8v, 255);
 
         let mut odd = [0u8; 3];
         let mut p = param(OSSL_PARAM_UNSIGNED_INTEGER, odd.as_mut_ptr().cast(), 3);
-        assert_eq!(set_uint(&mut p, 1), Err(ParamError::BadType));
+        assert_eq!(set_uint(&mut p, 1), Err(Reason::BadParameter));
         let mut p = param(OSSL_PARAM_UTF8_STRING, odd.as_mut_ptr().cast(), 3);
-        assert_eq!(set_uint(&mut p, 1), Err(ParamError::BadType));
+        assert_eq!(set_uint(&mut p, 1), Err(Reason::BadParameter));
 
         // Size query: NULL data only sets return_size.
         let mut p = param(OSSL_PARAM_UNSIGNED_INTEGER, std::ptr::null_mut(), 8);
@@ -308,7 +306,7 @@ mod tests {
         assert_eq!(&buf, b"pavelor\0");
         let mut small = [0u8; 6];
         let mut p = param(OSSL_PARAM_UTF8_STRING, small.as_mut_ptr().cast(), 6);
-        assert_eq!(set_utf8(&mut p, c"pavelor"), Err(ParamError::BadType));
+        assert_eq!(set_utf8(&mut p, c"pavelor"), Err(Reason::BadParameter));
 
         // Reading: data_size without the NUL (OSSL_PARAM_construct_utf8_string
         // with an explicit length), or with it.

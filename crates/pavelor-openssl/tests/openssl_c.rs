@@ -1,7 +1,8 @@
 //! The provider module as OpenSSL users see it.
 //!
-//! * `kat_vectors_match_the_crate`: the official answers copied into
-//!   `tests/c/kat_vectors.h` are what the `pavelor` crate computes (so the
+//! * `kat_vectors_match_the_crate`: the official answers in
+//!   `tests/c/kat_vectors.h` (generated from `test-vectors/pavelor.json` by
+//!   `cargo xtask vectors`) are what the `pavelor` crate computes (so the
 //!   C test's constants and the crate check each other).
 //! * `needs_libssl_dev_c_program_over_evp`: compiles `tests/c/evp_pavelor.c`
 //!   with `cc` against the system OpenSSL 3 (libssl-dev) and runs it on the
@@ -33,7 +34,7 @@ macro_rules! visible {
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use pavelor::{Algorithm, Digest, Pavelor512, Pavelor768, Pavelor1024};
+use pavelor::{Algorithm, InstanceFn, Pavelor, Pavelor512, Variant};
 
 const KAT_HEADER: &str = include_str!("c/kat_vectors.h");
 
@@ -89,34 +90,43 @@ fn kat_vectors_match_the_crate() {
     }
 }
 
-/// HMAC from its definition (RFC 2104 / FIPS 198-1) over the crate's hash:
-/// K0 = K, or H(K) if longer than B, zero-padded to B bytes (B = the rate);
-/// H((K0 ^ opad) || H((K0 ^ ipad) || m)).
-fn hmac_definition<H: Digest>(block: usize, key: &[u8], msg: &[u8]) -> Vec<u8> {
+/// HMAC from its definition (RFC 2104 / FIPS 198-1) over the crate's hash
+/// of instance `V`: K0 = K, or H(K) if longer than B, zero-padded to B
+/// bytes (B = the rate); H((K0 ^ opad) || H((K0 ^ ipad) || m)).
+fn hmac_definition<V: Variant>(key: &[u8], msg: &[u8]) -> Vec<u8> {
+    let block = V::RATE;
     let mut k0 = if key.len() > block {
-        H::digest(key).to_vec()
+        Pavelor::<V>::digest(key).to_vec()
     } else {
         key.to_vec()
     };
     k0.resize(block, 0);
     let ipad: Vec<u8> = k0.iter().map(|b| b ^ 0x36).collect();
     let opad: Vec<u8> = k0.iter().map(|b| b ^ 0x5c).collect();
-    let mut inner = H::new();
+    let mut inner = Pavelor::<V>::new();
     inner.update(&ipad);
     inner.update(msg);
     let inner = inner.finalize();
-    let mut outer = H::new();
+    let mut outer = Pavelor::<V>::new();
     outer.update(&opad);
-    outer.update(&inner);
+    outer.update(inner);
     outer.finalize().to_vec()
 }
 
-fn hmac_all(key: &[u8], msg: &[u8]) -> [String; 3] {
-    [
-        to_hex(&hmac_definition::<Pavelor512>(192, key, msg)),
-        to_hex(&hmac_definition::<Pavelor768>(128, key, msg)),
-        to_hex(&hmac_definition::<Pavelor1024>(64, key, msg)),
-    ]
+/// The HMAC tags of `key` and `msg` over every instance, in the order of
+/// [`Algorithm::ALL`] (the order the C program's `hmac` mode takes them).
+fn hmac_all(key: &[u8], msg: &[u8]) -> Vec<String> {
+    struct Tag<'a>(&'a [u8], &'a [u8]);
+    impl InstanceFn for Tag<'_> {
+        type Output = String;
+        fn call<V: Variant>(self) -> String {
+            to_hex(&hmac_definition::<V>(self.0, self.1))
+        }
+    }
+    Algorithm::ALL
+        .into_iter()
+        .map(|alg| alg.dispatch(Tag(key, msg)))
+        .collect()
 }
 
 fn required(var: &str) -> bool {

@@ -15,10 +15,11 @@ use digest::block_api::{
 };
 use digest::{HashMarker, Output};
 
-use crate::Backend;
-use crate::backend::{Engine, wipe};
-use crate::params::Variant;
+use crate::backend::Available;
+use crate::definition::instances::Variant;
+use crate::definition::paff::State;
 use crate::sponge::Sponge;
+use crate::wipe::wipe;
 
 /// Block-level Pavelor core for instance `V`.
 #[derive(Clone)]
@@ -32,10 +33,11 @@ pub struct PavelorCore<V: Variant> {
 }
 
 impl<V: Variant> PavelorCore<V> {
+    /// A core hashing with `backend`.
     #[inline]
-    pub(crate) fn with_engine(engine: Engine) -> Self {
+    pub fn with_backend(backend: Available) -> Self {
         PavelorCore {
-            sponge: Sponge::new::<V>(engine),
+            sponge: Sponge::new::<V>(backend),
             tail: 0,
             tail_bits: 0,
             _variant: PhantomData,
@@ -45,23 +47,18 @@ impl<V: Variant> PavelorCore<V> {
     /// A core continuing a byte-aligned message whose whole blocks have been
     /// absorbed into `state` (a lane leaving the multi-lane hasher).
     #[inline]
-    pub(crate) fn from_state(state: crate::paff::State, engine: Engine) -> Self {
+    pub(crate) fn from_state(state: State, backend: Available) -> Self {
         PavelorCore {
-            sponge: Sponge::from_state(state, engine),
+            sponge: Sponge::from_state(state, backend),
             tail: 0,
             tail_bits: 0,
             _variant: PhantomData,
         }
     }
 
-    /// A core using the given backend, or an error if this CPU lacks it.
-    pub fn with_backend(backend: Backend) -> Result<Self, crate::Error> {
-        Engine::new(backend).map(Self::with_engine)
-    }
-
     /// The backend this core hashes with.
-    pub fn backend(&self) -> Backend {
-        self.sponge.engine().backend()
+    pub fn backend(&self) -> Available {
+        self.sponge.backend()
     }
 
     /// Absorbs whole `V::RATE`-byte blocks given as bytes.
@@ -105,7 +102,7 @@ impl<V: Variant> PavelorCore<V> {
 
 impl<V: Variant> Default for PavelorCore<V> {
     fn default() -> Self {
-        Self::with_engine(Engine::best())
+        Self::with_backend(Available::best())
     }
 }
 
@@ -139,7 +136,7 @@ impl<V: Variant> FixedOutputCore for PavelorCore<V> {
 
 impl<V: Variant> Reset for PavelorCore<V> {
     fn reset(&mut self) {
-        *self = Self::with_engine(self.sponge.engine());
+        *self = Self::with_backend(self.sponge.backend());
     }
 }
 

@@ -1,60 +1,152 @@
-//! Choosing the instance at run time: [`Algorithm`] and [`DynHasher`].
+//! Choosing the instance at run time: [`Algorithm`], [`DynHasher`] and
+//! [`InstanceFn`], all generated from the one list of instances
+//! ([`crate::definition::instances`]).
 
 use core::fmt;
 use core::str::FromStr;
 
-use crate::params::MAX_DIGEST;
-use crate::{Backend, Error, Pavelor512, Pavelor768, Pavelor1024};
+use crate::backend::Available;
+use crate::definition::instances::{MAX_DIGEST, P512, P768, P1024, Variant};
+use crate::error::Error;
+use crate::hasher::Pavelor;
 
-/// One of the three Pavelor instances, chosen at run time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Algorithm {
-    /// Pavelor-512.
-    Pavelor512,
-    /// Pavelor-768.
-    Pavelor768,
-    /// Pavelor-1024.
-    Pavelor1024,
+/// Code generic over the instance, run for an instance chosen at run time
+/// by [`Algorithm::dispatch`] (closures cannot be generic, so the code is
+/// a type with a generic method).
+///
+/// ```
+/// use pavelor::{Algorithm, InstanceFn, Variant};
+///
+/// struct Rate;
+/// impl InstanceFn for Rate {
+///     type Output = usize;
+///     fn call<V: Variant>(self) -> usize {
+///         V::RATE
+///     }
+/// }
+/// assert_eq!(Algorithm::Pavelor768.dispatch(Rate), 128);
+/// ```
+pub trait InstanceFn {
+    /// What the code returns.
+    type Output;
+    /// Runs the code for instance `V`.
+    fn call<V: Variant>(self) -> Self::Output;
 }
 
-impl Algorithm {
-    /// All instances, in order of digest length.
-    pub const ALL: [Algorithm; 3] = [
-        Algorithm::Pavelor512,
-        Algorithm::Pavelor768,
-        Algorithm::Pavelor1024,
-    ];
-
-    /// The instance name, e.g. `"Pavelor-512"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Algorithm::Pavelor512 => "Pavelor-512",
-            Algorithm::Pavelor768 => "Pavelor-768",
-            Algorithm::Pavelor1024 => "Pavelor-1024",
+macro_rules! define_dynamic {
+    ($( ($ty:ident, $alg:ident, $bits:literal, $rate:ident, $digest:ident) ),* $(,)?) => {
+        /// One of the Pavelor instances, chosen at run time.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Algorithm {
+            $(
+                #[doc = concat!("Pavelor-", $bits, ".")]
+                $alg,
+            )*
         }
-    }
 
+        impl Algorithm {
+            /// All instances, in order of digest length.
+            pub const ALL: [Algorithm; [$($bits),*].len()] = [$(Algorithm::$alg),*];
+
+            /// Runs `f` for this instance's [`Variant`].
+            #[inline]
+            pub fn dispatch<F: InstanceFn>(self, f: F) -> F::Output {
+                match self {
+                    $(Algorithm::$alg => f.call::<$ty>(),)*
+                }
+            }
+
+            /// The instance name, e.g. `"Pavelor-512"`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Algorithm::$alg => <$ty as Variant>::NAME,)*
+                }
+            }
+
+            /// Digest length in bytes.
+            pub fn output_len(self) -> usize {
+                match self {
+                    $(Algorithm::$alg => <$ty as Variant>::DIGEST,)*
+                }
+            }
+
+            /// Rate (message block) length in bytes.
+            pub fn rate_len(self) -> usize {
+                match self {
+                    $(Algorithm::$alg => <$ty as Variant>::RATE,)*
+                }
+            }
+
+            /// A streaming hasher for this instance with the given backend.
+            pub fn hasher_with(self, backend: Available) -> DynHasher {
+                match self {
+                    $(Algorithm::$alg => DynHasher::$ty(Pavelor::<$ty>::with_backend(backend)),)*
+                }
+            }
+        }
+
+        /// A streaming hasher for an instance chosen at run time.
+        #[derive(Clone, Debug)]
+        pub enum DynHasher {
+            $(
+                #[doc = concat!("Pavelor-", $bits, ".")]
+                $ty(Pavelor<$ty>),
+            )*
+        }
+
+        impl DynHasher {
+            /// The instance.
+            pub fn algorithm(&self) -> Algorithm {
+                match self {
+                    $(DynHasher::$ty(_) => Algorithm::$alg,)*
+                }
+            }
+
+            /// The backend in use.
+            pub fn backend(&self) -> Available {
+                match self {
+                    $(DynHasher::$ty(h) => h.backend(),)*
+                }
+            }
+
+            /// See [`Pavelor::update`].
+            #[inline]
+            pub fn update(&mut self, data: &[u8]) {
+                match self {
+                    $(DynHasher::$ty(h) => h.update(data),)*
+                }
+            }
+
+            /// See [`Pavelor::update_bits`].
+            pub fn update_bits(&mut self, data: &[u8], nbits: u64) -> Result<(), Error> {
+                match self {
+                    $(DynHasher::$ty(h) => h.update_bits(data, nbits),)*
+                }
+            }
+
+            /// Finishes the hash.
+            #[inline]
+            pub fn finalize(mut self) -> DynOutput {
+                let len = self.algorithm().output_len();
+                let mut out = DynOutput {
+                    bytes: [0; MAX_DIGEST],
+                    len,
+                };
+                match &mut self {
+                    $(DynHasher::$ty(h) => h.finish_into(&mut out.bytes[..len]),)*
+                }
+                out
+            }
+        }
+    };
+}
+
+crate::definition::instances::instances!(define_dynamic);
+
+impl Algorithm {
     /// Digest length in bits.
     pub fn output_bits(self) -> u32 {
         8 * self.output_len() as u32
-    }
-
-    /// Digest length in bytes.
-    pub fn output_len(self) -> usize {
-        match self {
-            Algorithm::Pavelor512 => 64,
-            Algorithm::Pavelor768 => 96,
-            Algorithm::Pavelor1024 => 128,
-        }
-    }
-
-    /// Rate (message block) length in bytes.
-    pub fn rate_len(self) -> usize {
-        match self {
-            Algorithm::Pavelor512 => 192,
-            Algorithm::Pavelor768 => 128,
-            Algorithm::Pavelor1024 => 64,
-        }
     }
 
     /// The instance with a digest of `bits` bits, if there is one.
@@ -64,20 +156,7 @@ impl Algorithm {
 
     /// A streaming hasher for this instance with the fastest backend.
     pub fn hasher(self) -> DynHasher {
-        match self {
-            Algorithm::Pavelor512 => DynHasher::P512(Pavelor512::new()),
-            Algorithm::Pavelor768 => DynHasher::P768(Pavelor768::new()),
-            Algorithm::Pavelor1024 => DynHasher::P1024(Pavelor1024::new()),
-        }
-    }
-
-    /// A streaming hasher for this instance with the given backend.
-    pub fn hasher_with(self, backend: Backend) -> Result<DynHasher, Error> {
-        Ok(match self {
-            Algorithm::Pavelor512 => DynHasher::P512(Pavelor512::with_backend(backend)?),
-            Algorithm::Pavelor768 => DynHasher::P768(Pavelor768::with_backend(backend)?),
-            Algorithm::Pavelor1024 => DynHasher::P1024(Pavelor1024::with_backend(backend)?),
-        })
+        self.hasher_with(Available::best())
     }
 
     /// One-shot digest of the first `nbits` bits of `data`.
@@ -89,36 +168,26 @@ impl Algorithm {
 
     /// One-shot digest of a byte message with the fastest backend.
     pub fn digest(self, data: &[u8]) -> DynOutput {
-        let mut out = DynOutput {
-            bytes: [0; MAX_DIGEST],
-            len: self.output_len(),
-        };
-        let dst = &mut out.bytes[..out.len];
-        match self {
-            Algorithm::Pavelor512 => dst.copy_from_slice(&Pavelor512::digest(data)),
-            Algorithm::Pavelor768 => dst.copy_from_slice(&Pavelor768::digest(data)),
-            Algorithm::Pavelor1024 => dst.copy_from_slice(&Pavelor1024::digest(data)),
-        }
-        out
+        self.digest_with(Available::best(), data)
     }
 
-    /// One-shot digest of a byte message with the given backend, or
-    /// [`Error::BackendUnavailable`].
+    /// One-shot digest of a byte message with the given backend.
     #[inline]
-    pub fn digest_with(self, backend: Backend, data: &[u8]) -> Result<DynOutput, Error> {
-        let mut out = DynOutput {
-            bytes: [0; MAX_DIGEST],
-            len: self.output_len(),
-        };
-        let dst = &mut out.bytes[..out.len];
-        match self {
-            Algorithm::Pavelor512 => dst.copy_from_slice(&Pavelor512::digest_with(backend, data)?),
-            Algorithm::Pavelor768 => dst.copy_from_slice(&Pavelor768::digest_with(backend, data)?),
-            Algorithm::Pavelor1024 => {
-                dst.copy_from_slice(&Pavelor1024::digest_with(backend, data)?)
+    pub fn digest_with(self, backend: Available, data: &[u8]) -> DynOutput {
+        struct OneShot<'a>(Available, &'a [u8], usize);
+        impl InstanceFn for OneShot<'_> {
+            type Output = DynOutput;
+            #[inline]
+            fn call<V: Variant>(self) -> DynOutput {
+                let mut out = DynOutput {
+                    bytes: [0; MAX_DIGEST],
+                    len: self.2,
+                };
+                out.bytes[..self.2].copy_from_slice(&Pavelor::<V>::digest_with(self.0, self.1));
+                out
             }
         }
-        Ok(out)
+        self.dispatch(OneShot(backend, data, self.output_len()))
     }
 }
 
@@ -142,66 +211,6 @@ impl FromStr for Algorithm {
             .ok()
             .and_then(Algorithm::from_output_bits)
             .ok_or(Error::UnknownAlgorithm)
-    }
-}
-
-/// A streaming hasher for an instance chosen at run time.
-#[derive(Clone, Debug)]
-pub enum DynHasher {
-    /// Pavelor-512.
-    P512(Pavelor512),
-    /// Pavelor-768.
-    P768(Pavelor768),
-    /// Pavelor-1024.
-    P1024(Pavelor1024),
-}
-
-macro_rules! each {
-    ($self:expr, $h:ident => $e:expr) => {
-        match $self {
-            DynHasher::P512($h) => $e,
-            DynHasher::P768($h) => $e,
-            DynHasher::P1024($h) => $e,
-        }
-    };
-}
-
-impl DynHasher {
-    /// The instance.
-    pub fn algorithm(&self) -> Algorithm {
-        match self {
-            DynHasher::P512(_) => Algorithm::Pavelor512,
-            DynHasher::P768(_) => Algorithm::Pavelor768,
-            DynHasher::P1024(_) => Algorithm::Pavelor1024,
-        }
-    }
-
-    /// The backend in use.
-    pub fn backend(&self) -> Backend {
-        each!(self, h => h.backend())
-    }
-
-    /// See [`Pavelor::update`](crate::Pavelor::update).
-    #[inline]
-    pub fn update(&mut self, data: &[u8]) {
-        each!(self, h => h.update(data))
-    }
-
-    /// See [`Pavelor::update_bits`](crate::Pavelor::update_bits).
-    pub fn update_bits(&mut self, data: &[u8], nbits: u64) -> Result<(), Error> {
-        each!(self, h => h.update_bits(data, nbits))
-    }
-
-    /// Finishes the hash.
-    #[inline]
-    pub fn finalize(mut self) -> DynOutput {
-        let len = self.algorithm().output_len();
-        let mut out = DynOutput {
-            bytes: [0; MAX_DIGEST],
-            len,
-        };
-        each!(&mut self, h => h.finish_into(&mut out.bytes[..len]));
-        out
     }
 }
 

@@ -6,10 +6,11 @@ use core::fmt;
 use digest::block_api::{AlgorithmName, BlockSizeUser, Buffer, CoreProxy, OutputSizeUser};
 use digest::{FixedOutput, FixedOutputReset, HashMarker, Output, Reset, Update};
 
-use crate::backend::{Engine, wipe};
+use crate::backend::Available;
 use crate::core_api::PavelorCore;
-use crate::params::{MAX_RATE, P512, P768, P1024, Variant};
-use crate::{Backend, Error};
+use crate::definition::instances::{MAX_RATE, P512, P768, P1024, Variant};
+use crate::error::Error;
+use crate::wipe::wipe;
 
 /// Streaming Pavelor hasher for instance `V` (see [`Pavelor512`],
 /// [`Pavelor768`], [`Pavelor1024`]).
@@ -21,7 +22,8 @@ use crate::{Backend, Error};
 /// [`Error::AfterPartialByte`] and changes nothing.
 ///
 /// The backend is chosen once, when the hasher is made ([`Pavelor::new`]
-/// picks the fastest this CPU runs, [`Pavelor::with_backend`] a named one).
+/// picks the fastest this CPU runs, [`Pavelor::with_backend`] takes one
+/// already resolved into an [`Available`]).
 /// The state and buffer are zeroized when the hasher is dropped.
 #[derive(Clone)]
 pub struct Pavelor<V: Variant> {
@@ -31,24 +33,27 @@ pub struct Pavelor<V: Variant> {
     pos: usize,
 }
 
-/// Pavelor-512: 512-bit digest.
-pub type Pavelor512 = Pavelor<P512>;
-/// Pavelor-768: 768-bit digest.
-pub type Pavelor768 = Pavelor<P768>;
-/// Pavelor-1024: 1024-bit digest.
-pub type Pavelor1024 = Pavelor<P1024>;
+macro_rules! define_aliases {
+    ($( ($ty:ident, $alg:ident, $bits:literal, $rate:ident, $digest:ident) ),* $(,)?) => {
+        $(
+            #[doc = concat!("Pavelor-", $bits, ": ", $bits, "-bit digest.")]
+            pub type $alg = Pavelor<$ty>;
+        )*
+    };
+}
+crate::definition::instances::instances!(define_aliases);
 
 impl<V: Variant> Pavelor<V> {
     /// A hasher using the fastest backend this CPU supports.
     #[inline]
     pub fn new() -> Self {
-        Self::from_core(PavelorCore::with_engine(Engine::best()))
+        Self::with_backend(Available::best())
     }
 
-    /// A hasher using `backend`, or [`Error::BackendUnavailable`] if this CPU
-    /// cannot run it.
-    pub fn with_backend(backend: Backend) -> Result<Self, Error> {
-        PavelorCore::with_backend(backend).map(Self::from_core)
+    /// A hasher using `backend`.
+    #[inline]
+    pub fn with_backend(backend: Available) -> Self {
+        Self::from_core(PavelorCore::with_backend(backend))
     }
 
     #[inline]
@@ -61,7 +66,7 @@ impl<V: Variant> Pavelor<V> {
     }
 
     /// The backend this hasher uses.
-    pub fn backend(&self) -> Backend {
+    pub fn backend(&self) -> Available {
         self.core.backend()
     }
 
@@ -135,20 +140,14 @@ impl<V: Variant> Pavelor<V> {
     /// little more than its permutation calls.
     #[inline]
     pub fn digest(data: impl AsRef<[u8]>) -> Output<Self> {
-        Self::one_shot(Engine::best(), data.as_ref())
+        Self::digest_with(Available::best(), data)
     }
 
-    /// One-shot digest of a byte message with the given backend, or
-    /// [`Error::BackendUnavailable`].
+    /// One-shot digest of a byte message with the given backend.
     #[inline]
-    pub fn digest_with(backend: Backend, data: impl AsRef<[u8]>) -> Result<Output<Self>, Error> {
-        Engine::new(backend).map(|e| Self::one_shot(e, data.as_ref()))
-    }
-
-    #[inline]
-    fn one_shot(engine: Engine, data: &[u8]) -> Output<Self> {
+    pub fn digest_with(backend: Available, data: impl AsRef<[u8]>) -> Output<Self> {
         let mut out = Output::<Self>::default();
-        engine.hash::<V>(data, 0, 0, &mut out);
+        backend.hash::<V>(data.as_ref(), 0, 0, &mut out);
         out
     }
 
@@ -171,7 +170,6 @@ impl<V: Variant> Pavelor<V> {
     /// then unchanged.
     #[inline]
     pub fn digest_bits_into(data: &[u8], nbits: u64, out: &mut Output<Self>) -> Result<(), Error> {
-        let engine = Engine::best();
         let whole = usize::try_from(nbits / 8)
             .ok()
             .filter(|&w| w < data.len() || (w == data.len() && nbits.is_multiple_of(8)))
@@ -181,7 +179,7 @@ impl<V: Variant> Pavelor<V> {
             })?;
         let bits = (nbits % 8) as u8; // < 8
         let tail = if bits == 0 { 0 } else { data[whole] };
-        engine.hash::<V>(&data[..whole], tail, bits, out);
+        Available::best().hash::<V>(&data[..whole], tail, bits, out);
         Ok(())
     }
 

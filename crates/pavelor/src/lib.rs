@@ -27,6 +27,21 @@
 //! # Ok::<(), pavelor::Error>(())
 //! ```
 //!
+//! ## Layers
+//!
+//! Each module uses only the ones listed before it:
+//!
+//! 1. [`definition`]: the Paff wiring and constants, the instances, the
+//!    padding;
+//! 2. `backend_name` ([`Backend`], the names of the implementations) and
+//!    `error` ([`Error`]);
+//! 3. `wipe`: erasing secrets;
+//! 4. `backend`: the kernels, one file per instruction-set level, and
+//!    [`Available`], the proof that this CPU runs one;
+//! 5. `sponge`: the streaming sponge on a backend;
+//! 6. the front types: [`Pavelor`], [`PavelorCore`], [`Algorithm`] /
+//!    [`DynHasher`], [`batch`], and [`hazmat`] (the bare permutation).
+//!
 //! ## Round constants
 //!
 //! `RC[7]` and `RC[22]` differ from the digits of pi they were meant to be:
@@ -41,66 +56,39 @@
 #[cfg(any(feature = "std", test))]
 extern crate std;
 
-// `unsafe` is allowed in the backend modules only (SIMD intrinsics).
+// The layers, lowest first (see "Layers" above; `tests/module_graph.rs`
+// checks that each uses only those before it). `unsafe` is allowed in the
+// erasing and the backend modules only (volatile stores, SIMD intrinsics).
+pub mod definition;
+
+mod backend_name;
+
+mod error;
+
+#[allow(unsafe_code)]
+mod wipe;
+
 #[allow(unsafe_code)]
 mod backend;
-pub mod batch;
-mod core_api;
-mod dynamic;
-mod hasher;
-pub mod paff;
-pub mod params;
+
 mod sponge;
 
-pub use backend::Backend;
+mod core_api;
+
+mod hasher;
+
+mod dynamic;
+pub mod hazmat;
+
+pub mod batch;
+
+pub use backend::Available;
+pub use backend_name::Backend;
 pub use batch::{BatchError, LaneError, LaneHasher, hash_many, hash_many_dyn};
 pub use core_api::PavelorCore;
+pub use definition::instances::{MAX_DIGEST, MAX_RATE, P512, P768, P1024, Variant};
+pub use definition::paff;
 pub use digest::{self, Digest};
-pub use dynamic::{Algorithm, DynHasher, DynOutput};
+pub use dynamic::{Algorithm, DynHasher, DynOutput, InstanceFn};
+pub use error::Error;
 pub use hasher::{Pavelor, Pavelor512, Pavelor768, Pavelor1024};
-pub use params::{P512, P768, P1024, Variant};
-
-use core::fmt;
-
-/// Errors of the Pavelor API.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Error {
-    /// `nbits` is larger than the bits in the given bytes.
-    BitLength {
-        /// Requested number of bits.
-        nbits: u64,
-        /// Bytes actually given.
-        bytes: usize,
-    },
-    /// Bits were given after a partial (non-final-byte-aligned) byte.
-    AfterPartialByte,
-    /// The requested backend cannot run on this CPU.
-    BackendUnavailable(Backend),
-    /// A backend name that this crate does not know.
-    UnknownBackend,
-    /// An instance name or digest length that is not 512, 768 or 1024.
-    UnknownAlgorithm,
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::BitLength { nbits, bytes } => {
-                write!(f, "{nbits} bits requested but only {bytes} bytes given")
-            }
-            Error::AfterPartialByte => f.write_str("more bits given after a partial final byte"),
-            Error::BackendUnavailable(b) => write!(f, "backend '{b}' is not supported by this CPU"),
-            Error::UnknownBackend => {
-                f.write_str("unknown backend (expected one of:")?;
-                for b in Backend::ALL {
-                    write!(f, " {b}")?;
-                }
-                f.write_str(")")
-            }
-            Error::UnknownAlgorithm => f.write_str("unknown instance (expected 512, 768 or 1024)"),
-        }
-    }
-}
-
-impl core::error::Error for Error {}

@@ -7,7 +7,11 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
-use pavelor::{Algorithm, Backend, P512, Pavelor512, batch};
+use pavelor::{Algorithm, Available, Backend, P512, Pavelor512, batch};
+
+fn is_available(b: Backend) -> bool {
+    Available::detect(b).is_ok()
+}
 
 mod common;
 
@@ -58,9 +62,10 @@ fn tested_backends_follow_std_detection() {
         .copied()
         .filter(|&b| std_says_supported(b))
         .collect();
-    assert_eq!(common::backends(), want);
+    let tested: Vec<Backend> = common::backends().iter().map(|b| b.backend()).collect();
+    assert_eq!(tested, want);
     for &b in Backend::ALL {
-        assert_eq!(b.is_available(), std_says_supported(b), "{b}");
+        assert_eq!(is_available(b), std_says_supported(b), "{b}");
     }
     common::notice(format_args!(
         "backends exercised on this CPU: {}",
@@ -71,11 +76,12 @@ fn tested_backends_follow_std_detection() {
 #[test]
 fn names_round_trip() {
     for &b in Backend::ALL {
-        assert_eq!(Backend::from_name(b.name()), Ok(b));
+        assert_eq!(Backend::from_name(b.name()), Some(b));
     }
-    assert_eq!(Backend::from_name("armv8-aes"), Ok(Backend::Armv8Aes));
+    assert_eq!(Backend::from_name("armv8-aes"), Some(Backend::Armv8Aes));
     assert_eq!(Backend::ALL.last(), Some(&Backend::Portable));
-    assert!(Backend::Portable.is_available());
+    assert!(is_available(Backend::Portable));
+    assert_eq!(Available::portable().backend(), Backend::Portable);
 }
 
 #[test]
@@ -88,15 +94,17 @@ fn other_architectures_backends_are_unavailable() {
     ];
     if !cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
         for b in x86 {
-            assert!(!b.is_available(), "{b} reported available off x86");
+            assert!(!is_available(b), "{b} reported available off x86");
         }
     }
     if !cfg!(target_arch = "aarch64") {
-        assert!(!Backend::Armv8Aes.is_available());
-        assert!(
-            Algorithm::Pavelor512
-                .hasher_with(Backend::Armv8Aes)
-                .is_err()
+        assert_eq!(
+            Available::detect(Backend::Armv8Aes),
+            Err(pavelor::Error::BackendUnavailable(Backend::Armv8Aes))
+        );
+        assert_eq!(
+            Available::resolve(Some("armv8-aes")),
+            Err(pavelor::Error::BackendUnavailable(Backend::Armv8Aes))
         );
     }
 }
@@ -105,16 +113,22 @@ fn other_architectures_backends_are_unavailable() {
 #[test]
 fn armv8_aes_follows_the_cpu() {
     let hw = std::arch::is_aarch64_feature_detected!("aes");
-    eprintln!("std reports aes = {hw}; best backend = {}", Backend::best());
-    assert_eq!(Backend::Armv8Aes.is_available(), hw);
+    eprintln!(
+        "std reports aes = {hw}; best backend = {}",
+        Available::best()
+    );
+    assert_eq!(is_available(Backend::Armv8Aes), hw);
     let expected = if hw {
         Backend::Armv8Aes
     } else {
         Backend::Portable
     };
-    assert_eq!(Backend::best(), expected);
+    assert_eq!(Available::best().backend(), expected);
     if hw {
-        assert_eq!(batch::lanes(Backend::Armv8Aes), Ok(1));
+        assert_eq!(
+            Available::detect(Backend::Armv8Aes).map(|b| b.lanes()),
+            Ok(1)
+        );
     }
 }
 
@@ -125,21 +139,25 @@ fn expected_best_backend() {
     let Ok(want) = std::env::var("PAVELOR_EXPECT_BEST") else {
         eprintln!(
             "PAVELOR_EXPECT_BEST not set: best backend here is {}",
-            Backend::best()
+            Available::best()
         );
         return;
     };
-    let want = Backend::from_name(&want).unwrap_or_else(|_| panic!("unknown backend {want:?}"));
-    assert_eq!(Backend::best(), want, "fastest backend on this CPU");
-    assert_eq!(Algorithm::Pavelor512.hasher().backend(), want);
+    let want = Backend::from_name(&want).unwrap_or_else(|| panic!("unknown backend {want:?}"));
+    assert_eq!(
+        Available::best().backend(),
+        want,
+        "fastest backend on this CPU"
+    );
+    assert_eq!(Algorithm::Pavelor512.hasher().backend().backend(), want);
     // Every backend listed before it is unavailable; it and portable are.
     for &b in Backend::ALL.iter().take_while(|&&b| b != want) {
-        assert!(!b.is_available(), "{b} is available but ranks above {want}");
+        assert!(!is_available(b), "{b} is available but ranks above {want}");
     }
-    assert!(want.is_available());
+    let want = Available::detect(want).unwrap();
     // The default paths agree with the forced backend, single and batched.
     let msg = [0x5au8; 1000];
-    let mut h = Pavelor512::with_backend(want).unwrap();
+    let mut h = Pavelor512::with_backend(want);
     h.update(msg);
     let forced = h.finalize();
     assert_eq!(forced, Pavelor512::digest(msg));
@@ -152,13 +170,35 @@ fn expected_best_backend() {
 
 #[test]
 fn best_is_the_widest_level_available() {
-    let best = Backend::best();
-    assert!(best.is_available());
+    let best = Available::best().backend();
+    assert!(is_available(best));
     // No available backend is listed before `best` in `ALL` (fastest first),
     // and AES-NI + AVX CPUs never default to the SSE kernel.
-    let first = Backend::ALL.iter().find(|b| b.is_available()).copied();
+    let first = Backend::ALL.iter().find(|&&b| is_available(b)).copied();
     assert_eq!(Some(best), first);
-    if Backend::AesNiAvx.is_available() {
+    assert_eq!(Available::all().next().map(|b| b.backend()), first);
+    if is_available(Backend::AesNiAvx) {
         assert_ne!(best, Backend::AesNi);
+    }
+}
+
+#[test]
+fn resolve_is_the_one_user_choice() {
+    assert_eq!(Available::resolve(None), Ok(Available::best()));
+    assert_eq!(
+        Available::resolve(Some("portable")),
+        Ok(Available::portable())
+    );
+    assert_eq!(
+        Available::resolve(Some("no-such-backend")),
+        Err(pavelor::Error::UnknownBackend)
+    );
+    let msg = pavelor::Error::UnknownBackend.to_string();
+    for &b in Backend::ALL {
+        assert!(msg.contains(b.name()), "{msg}");
+    }
+    for b in Available::all() {
+        assert_eq!(Available::resolve(Some(b.name())), Ok(b));
+        assert_eq!(b.to_string(), b.name());
     }
 }

@@ -223,7 +223,7 @@ fn ask<T: DeserializeOwned>(
         }
         Ended::Exited { code } => {
             let msg = crate::protocol::missing_answer(code, &outcome.stderr, context.trim());
-            let status = if msg.starts_with("cannot load") || msg.contains("does not export") {
+            let status = if code == crate::protocol::EXIT_LOAD_ERROR {
                 LibStatus::LoadError
             } else {
                 LibStatus::Fail

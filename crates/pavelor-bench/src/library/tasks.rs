@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use pavelor::{Algorithm, Backend};
+use pavelor::Algorithm;
 use pavelor_kat::Drng;
 use pavelor_kat::format::encode_hex_upper;
 use pavelor_kat::implementation::Implementation;
@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cabi::{CLibrary, GuardedDigest};
 use crate::clock::monotonic_raw_ns;
+use crate::protocol::WorkerError;
 
 /// A request to a worker about a library.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -159,8 +160,9 @@ pub struct KatFileResult {
 
 /// The reference answer: our own implementation (best backend).
 pub fn reference(alg: Algorithm, msg: &[u8], nbits: u64) -> Vec<u8> {
-    alg.hasher_with(Backend::best())
-        .and_then(|mut h| h.update_bits(msg, nbits).map(|()| h.finalize().to_vec()))
+    let mut h = alg.hasher();
+    h.update_bits(msg, nbits)
+        .map(|()| h.finalize().to_vec())
         .unwrap_or_default()
 }
 
@@ -360,8 +362,9 @@ fn behaviour(lib: &CLibrary, bits: u32, check: Check) -> BehaviourResult {
 }
 
 /// Runs `task` in this (worker) process; the JSON answer.
-pub fn run(task: &LibTask) -> Result<String, String> {
-    let json = |r: Result<String, serde_json::Error>| r.map_err(|e| e.to_string());
+pub fn run(task: &LibTask) -> Result<String, WorkerError> {
+    let json =
+        |r: Result<String, serde_json::Error>| r.map_err(|e| WorkerError::Failed(e.to_string()));
     match task {
         LibTask::Probe { path } => {
             let lib = CLibrary::open(path)?;

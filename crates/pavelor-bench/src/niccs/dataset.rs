@@ -16,6 +16,7 @@ use std::fs;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
+use pavelor_kat::atomic_file::atomic_write;
 use serde::Serialize;
 use sha2::Digest;
 
@@ -321,7 +322,7 @@ fn write_file(dir: &Path, rel: &str, bytes: &[u8]) -> Result<(), Error> {
             source,
         })?;
     }
-    pavelor_kat::output::atomic_write(&path, bytes).map_err(|source| Error::Io { path, source })
+    atomic_write(&path, bytes).map_err(|source| Error::Io { path, source })
 }
 
 #[cfg(test)]

@@ -46,8 +46,8 @@ impl NiccsSubject {
                 Ok(NiccsSubject::Library(n.clone()))
             }
             Some(n) => match Backend::from_name(n) {
-                Ok(b) => Ok(NiccsSubject::Backend(b)),
-                Err(_) => Err(format!(
+                Some(b) => Ok(NiccsSubject::Backend(b)),
+                None => Err(format!(
                     "--niccs-subject {n}: neither a --lib NAME nor a backend"
                 )),
             },

@@ -1,6 +1,6 @@
 //! Functional testing of the Rust backends (report sections 3 and 10).
 
-use pavelor::{Algorithm, Backend};
+use pavelor::{Algorithm, Available};
 use pavelor_kat::official;
 use pavelor_kat::suite::KatKind;
 use serde::{Deserialize, Serialize};
@@ -30,16 +30,13 @@ pub struct KatResult {
 /// Verifies the KAT files (best backend: all four files, `KAT_2_33` only if
 /// asked; every other backend: `KAT_2_12` and `KAT_2_23`).
 pub fn run_kat(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Vec<KatResult> {
-    let best = Backend::best();
-    let mut jobs: Vec<(Algorithm, KatKind, Backend)> = Vec::new();
+    let best = Available::best();
+    let mut jobs: Vec<(Algorithm, KatKind, Available)> = Vec::new();
     for alg in Algorithm::ALL {
         for kind in KatKind::ALL {
             jobs.push((alg, kind, best));
         }
-        for &b in Backend::ALL
-            .iter()
-            .filter(|b| b.is_available() && **b != best)
-        {
+        for b in Available::all().filter(|b| *b != best) {
             jobs.push((alg, KatKind::Kat2_12, b));
             jobs.push((alg, KatKind::Kat2_23, b));
         }

@@ -27,7 +27,7 @@ pub mod validate;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use pavelor::{Algorithm, Backend};
+use pavelor::{Algorithm, Available, Backend};
 
 use crate::campaign::{FaultKind, Measurement, Method, measure};
 use crate::elf::{StaticSize, static_size};
@@ -228,7 +228,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
             list.join("; ")
         ));
     }
-    let best_backend = Backend::best();
+    let best_backend = Available::best().backend();
     dataset::NiccsSubject::of(config, best_backend)?;
     let mut host_checks = vec![first_check];
     let started = utc_now();

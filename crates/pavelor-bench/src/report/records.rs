@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use pavelor::Algorithm;
+use pavelor_kat::atomic_file::atomic_write;
 use serde::{Deserialize, Serialize};
 
 use super::{Campaign, Config, SIZES, charts, markdown};
@@ -16,7 +17,6 @@ use crate::env::Environment;
 use crate::host::HostProblem;
 use crate::library::identity::Identity;
 use crate::ops::{Operation, Subject};
-use crate::output::atomic_write;
 
 /// The `schema` of a figure's record.
 pub const FIGURE_SCHEMA: &str = "pavelor-report-record/3";

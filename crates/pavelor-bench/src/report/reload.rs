@@ -13,6 +13,7 @@ use std::io::Read;
 use std::path::Path;
 
 use pavelor::{Algorithm, Backend};
+use pavelor_kat::atomic_file::atomic_write;
 use serde::de::DeserializeOwned;
 
 use super::records::{
@@ -22,7 +23,6 @@ use super::records::{
 use super::{Campaign, Config, FigureFailure, charts, markdown};
 use crate::library::gate::LibGate;
 use crate::niccs;
-use crate::output::atomic_write;
 
 /// The largest record file read back, bytes.
 pub const MAX_RECORD_BYTES: u64 = 64 << 20;
@@ -104,7 +104,7 @@ pub fn load(dir: &Path) -> Result<Reloaded, String> {
             run.pavelor_version
         ));
     }
-    let best_backend = Backend::from_name(&run.best_backend).map_err(|_| {
+    let best_backend = Backend::from_name(&run.best_backend).ok_or_else(|| {
         format!(
             "{RUN_RECORD}: best_backend {:?} is no backend",
             run.best_backend

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use pavelor::{Algorithm, Backend};
+use pavelor::{Algorithm, Available};
 use pavelor_kat::suite::KatKind;
 use pavelor_kat::{format, official};
 
@@ -21,7 +21,7 @@ pub fn validate(config: &Config) -> Result<Vec<String>, String> {
     crate::library::validate(&config.libs)?;
     if let Some(b) = &config.baseline
         && !config.libs.iter().any(|l| &l.name == b)
-        && Backend::from_name(b).map_or(true, |b| !b.is_available())
+        && Available::resolve(Some(b)).is_err()
     {
         return Err(format!(
             "--baseline {b}: not a --lib name nor a backend this CPU runs"

@@ -185,3 +185,101 @@ pub(crate) fn next_line(
         (true, true) => LineRead::TooLong,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: Algorithm = Algorithm::Pavelor512;
+
+    #[test]
+    fn escape_roundtrip() {
+        let name = b"a\\b\nc\r";
+        let mut out = Vec::new();
+        write_escaped(&mut out, name).ok();
+        assert_eq!(out, b"a\\\\b\\nc\\r");
+        assert!(needs_escape(b"f\r"));
+        assert!(!needs_escape(b"f\t "));
+        assert_eq!(unescape(&out).as_deref(), Some(&name[..]));
+        assert_eq!(unescape(b"a\\x"), None);
+        assert_eq!(unescape(b"a\\"), None);
+    }
+
+    #[test]
+    fn parses_plain_and_tagged() {
+        let hex = "ab".repeat(64);
+        let e = parse_line(format!("{hex}  f i le").as_bytes(), A);
+        assert_eq!(
+            e,
+            Some(Entry {
+                alg: A,
+                digest: vec![0xab; 64],
+                name: b"f i le".to_vec()
+            })
+        );
+        assert!(parse_line(format!("{hex} *f").as_bytes(), A).is_some());
+        assert!(parse_line(format!("{}  f", hex.to_uppercase()).as_bytes(), A).is_some());
+        assert!(parse_line(format!("{hex}  ").as_bytes(), A).is_none());
+        assert!(parse_line(format!("{hex} f").as_bytes(), A).is_none());
+        assert!(parse_line(format!("{hex}a  f").as_bytes(), A).is_none());
+        assert!(parse_line(format!("{hex}  f").as_bytes(), Algorithm::Pavelor768).is_none());
+
+        let hex768 = "cd".repeat(96);
+        let e = parse_line(format!("Pavelor-768 (a (b)) = {hex768}").as_bytes(), A);
+        assert_eq!(
+            e,
+            Some(Entry {
+                alg: Algorithm::Pavelor768,
+                digest: vec![0xcd; 96],
+                name: b"a (b)".to_vec()
+            })
+        );
+        assert!(parse_line(format!("Pavelor-512 (x) = {hex768}").as_bytes(), A).is_none());
+        assert!(parse_line(format!("Pavelor-256 (x) = {hex}").as_bytes(), A).is_none());
+        let e = parse_line(format!("\\Pavelor-512 (a\\nb) = {hex}").as_bytes(), A);
+        assert_eq!(e.map(|e| e.name), Some(b"a\nb".to_vec()));
+        let e = parse_line(format!("\\{hex}  a\\\\b").as_bytes(), A);
+        assert_eq!(e.map(|e| e.name), Some(b"a\\b".to_vec()));
+        assert!(parse_line(b"\xff\xfe garbage", A).is_none());
+    }
+
+    #[test]
+    fn long_lines_are_skipped() {
+        let mut data = vec![b'x'; MAX_LINE + 10];
+        data.extend_from_slice(b"\nshort\nlast");
+        let mut r = io::Cursor::new(data);
+        let mut line = Vec::new();
+        assert!(matches!(
+            next_line(&mut r, &mut line, b'\n'),
+            Ok(LineRead::TooLong)
+        ));
+        assert!(matches!(
+            next_line(&mut r, &mut line, b'\n'),
+            Ok(LineRead::Full)
+        ));
+        assert_eq!(line, b"short");
+        assert!(matches!(
+            next_line(&mut r, &mut line, b'\n'),
+            Ok(LineRead::Full)
+        ));
+        assert_eq!(line, b"last");
+        assert!(matches!(
+            next_line(&mut r, &mut line, b'\n'),
+            Ok(LineRead::Eof)
+        ));
+
+        // NUL-terminated (--zero): newlines are part of the line.
+        let mut r = io::Cursor::new(b"a\nb\0c\r\0".to_vec());
+        assert!(matches!(
+            next_line(&mut r, &mut line, 0),
+            Ok(LineRead::Full)
+        ));
+        assert_eq!(line, b"a\nb");
+        assert!(matches!(
+            next_line(&mut r, &mut line, 0),
+            Ok(LineRead::Full)
+        ));
+        assert_eq!(line, b"c\r");
+        assert!(matches!(next_line(&mut r, &mut line, 0), Ok(LineRead::Eof)));
+    }
+}

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
 use std::thread;
 
-use pavelor::{Algorithm, Backend, LaneHasher, P512, P768, P1024, Variant};
+use pavelor::{Algorithm, Available, InstanceFn, LaneHasher, Variant};
 
 /// Upper bound of one lane's read buffer.
 const MAX_CHUNK: usize = 1 << 20;
@@ -65,7 +65,7 @@ struct Shared {
     jobs: Vec<Job>,
     next: AtomicUsize,
     stop: AtomicBool,
-    backend: Backend,
+    backend: Available,
     chunk: usize,
 }
 
@@ -124,11 +124,15 @@ impl Drop for Ordered {
 }
 
 /// Starts hashing `jobs` on up to `threads` worker threads (each with up to
-/// `lanes` files in progress) with `backend`; the results come in job
-/// order. Errors only if no thread could be started.
-pub fn hash_files(jobs: Vec<Job>, backend: Backend, threads: NonZeroUsize) -> io::Result<Ordered> {
+/// [`Available::lanes`] files in progress) with `backend`; the results come
+/// in job order. Errors only if no thread could be started.
+pub fn hash_files(
+    jobs: Vec<Job>,
+    backend: Available,
+    threads: NonZeroUsize,
+) -> io::Result<Ordered> {
     let total = jobs.len();
-    let lanes = pavelor::batch::lanes(backend).map_err(io::Error::other)?;
+    let lanes = backend.lanes();
     let threads = threads.get().min(total).clamp(1, MAX_THREADS);
     let chunk = (BUFFER_BUDGET / (threads * lanes)).clamp(MIN_CHUNK, MAX_CHUNK);
     let shared = Arc::new(Shared {
@@ -182,14 +186,31 @@ fn worker(shared: &Shared, tx: &mpsc::Sender<(usize, Outcome)>) {
         if shared.stop.load(Ordering::Relaxed) {
             return;
         }
-        held = match job.alg {
-            Algorithm::Pavelor512 => lanes::<P512>(shared, tx, &mut bufs, (i, job)),
-            Algorithm::Pavelor768 => lanes::<P768>(shared, tx, &mut bufs, (i, job)),
-            Algorithm::Pavelor1024 => lanes::<P1024>(shared, tx, &mut bufs, (i, job)),
-        };
+        held = job.alg.dispatch(Lanes {
+            shared,
+            tx,
+            bufs: &mut bufs,
+            first: (i, job),
+        });
         if held.is_none() {
             held = shared.take();
         }
+    }
+}
+
+/// [`lanes`] for the instance of the first job, chosen at run time.
+struct Lanes<'a, 'w> {
+    shared: &'a Shared,
+    tx: &'w mpsc::Sender<(usize, Outcome)>,
+    bufs: &'w mut Vec<Vec<u8>>,
+    first: (usize, &'a Job),
+}
+
+impl<'a> InstanceFn for Lanes<'a, '_> {
+    type Output = Option<(usize, &'a Job)>;
+
+    fn call<V: Variant>(self) -> Self::Output {
+        lanes::<V>(self.shared, self.tx, self.bufs, self.first)
     }
 }
 
@@ -224,13 +245,7 @@ fn lanes<'a, V: Variant>(
         // A closed channel: nobody wants results any more.
         let _ = tx.send((i, r));
     };
-    let mut h = match LaneHasher::<V>::with_backend(shared.backend) {
-        Ok(h) => h,
-        Err(e) => {
-            send(first.0, Err(io::Error::other(e)));
-            return None;
-        }
-    };
+    let mut h = LaneHasher::<V>::with_backend(shared.backend);
     let n = h.lanes();
     let chunk = shared.chunk - shared.chunk % V::RATE;
     if bufs.len() < n {

@@ -643,9 +643,9 @@ static void errors_mode(void) {
         /* The failures above did not consume the context. */
         CHECK(finish(ctx, &ob, dlen) && memcmp(ob.bytes, want, dlen) == 0);
         CHECK(ERR_peek_error() == 0);
-        /* Final again without init: not initialized, raised in lib.rs. */
+        /* Final again without init: not initialized, raised in digest.rs. */
         CHECK(!finish(ctx, &ob, dlen));
-        expect_error_site("lib.rs", "digest_final", "final after final");
+        expect_error_site("digest.rs", "digest_final", "final after final");
         expect_error(0, "not initialized", "final after final");
 
         /* The provider's one-shot function: NULL and short buffers; every
@@ -696,7 +696,8 @@ static void errors_mode(void) {
         CHECK(mac != NULL);
         EVP_MAC_CTX *m = EVP_MAC_CTX_new(mac);
         CHECK(m != NULL);
-        /* Raised in mac.rs (not lib.rs); the text names the MAC's digest. */
+        /* Reported at the entry point in mac.rs (not in boundary.rs, which
+         * raises it); the text names the MAC's digest. */
         CHECK(EVP_MAC_init(m, (const unsigned char *)"k", 1, NULL) == 0);
         expect_error_site("mac.rs", "mac_init", "MAC init without a digest");
         expect_error(0, "PAVELOR-HMAC needs its digest", "MAC init without a digest");

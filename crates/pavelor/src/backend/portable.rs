@@ -48,7 +48,10 @@
 //! and the constant is folded into the per-round constant words together
 //! with `RC[round]` for the output slot `CONST_OUT`.
 
-use crate::paff::{CONST_OUT, P1, P2, RC, ROUNDS, SUBBLOCKS, State};
+use crate::definition::instances::{MAX_RATE, Variant};
+use crate::definition::pad;
+use crate::definition::paff::{CONST_OUT, P1, P2, RC, ROUNDS, SUBBLOCKS, State};
+use crate::wipe::wipe;
 
 /// Number of slot groups (four blocks per group).
 const GROUPS: usize = SUBBLOCKS / 4;
@@ -510,10 +513,42 @@ pub(crate) fn permute(state: &mut State) {
     unpack(&bits, &LABELS[ROUNDS], state);
 }
 
+/// For each `V::RATE`-byte block of `blocks`: XOR it into the rate of the
+/// state, then apply Paff.
+pub(crate) fn absorb<V: Variant>(state: &mut State, blocks: &[u8]) {
+    for block in blocks.chunks_exact(V::RATE) {
+        for (sub, chunk) in state.iter_mut().zip(block.as_chunks::<16>().0) {
+            // Whole subblocks as one 128-bit XOR (byte order is irrelevant).
+            *sub = (u128::from_ne_bytes(*sub) ^ u128::from_ne_bytes(*chunk)).to_ne_bytes();
+        }
+        permute(state);
+    }
+}
+
+/// The digest of `data` followed by the top `tail_bits` (0..8) bits of
+/// `tail`, into `out` (`V::DIGEST` bytes): the IV, the whole blocks, the
+/// padded end ([`pad::pad`]) and the squeeze, on a local state that is
+/// wiped before returning.
+pub(crate) fn hash<V: Variant>(data: &[u8], tail: u8, tail_bits: u8, out: &mut [u8]) {
+    let mut state = V::IV;
+    let whole = data.len() - data.len() % V::RATE;
+    absorb::<V>(&mut state, &data[..whole]);
+    let mut buf = [0u8; 2 * MAX_RATE];
+    let nb = pad::pad::<V>(&data[whole..], tail, tail_bits, &mut buf);
+    absorb::<V>(&mut state, &buf[..nb * V::RATE]);
+    for (k, chunk) in out.chunks_mut(V::RATE).enumerate() {
+        if k > 0 {
+            permute(&mut state);
+        }
+        chunk.copy_from_slice(&state.as_flattened()[..chunk.len()]);
+    }
+    wipe(&mut buf[..nb * V::RATE]);
+    wipe(state.as_flattened_mut());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::paff::{round_with, xor16};
 
     /// Multiplication by `x` in GF(2^8) modulo the AES polynomial.
     fn xtime(a: u8) -> u8 {
@@ -614,16 +649,6 @@ mod tests {
         }
     }
 
-    /// Reference Paff: `round_with` driven by the table-based AES round.
-    fn paff_ref(state: &State) -> State {
-        let sbox = sbox_table();
-        let mut s = *state;
-        for r in 0..ROUNDS {
-            s = round_with(&s, r, |x, y| xor16(&aes_ref(&sbox, x), y));
-        }
-        s
-    }
-
     #[test]
     fn reference_round_matches_fips197() {
         let sbox = sbox_table();
@@ -667,38 +692,5 @@ mod tests {
                 assert_eq!(*o, aes_ref(&sbox, x));
             }
         }
-    }
-
-    #[test]
-    fn permute_matches_reference() {
-        let mut rng = Rng(0xdead_beef_cafe_f00d);
-        let mut states = [[[0u8; 16]; SUBBLOCKS]; 6];
-        for s in states.iter_mut().skip(1) {
-            *s = rng.state();
-        }
-        for s in states.iter() {
-            let mut got = *s;
-            permute(&mut got);
-            assert_eq!(got, paff_ref(s));
-        }
-    }
-
-    #[test]
-    fn pavelor512_empty_message() {
-        let mut s = [[0u8; 16]; SUBBLOCKS];
-        s[0][14] = 0x06; // 1536
-        s[1][14] = 0x04; // 1024
-        s[2][14] = 0x0a; // 2560
-        s[3][14] = 0x02; // 512
-        s[0][0] ^= 0x80;
-        s[11][15] ^= 0x01;
-        permute(&mut s);
-        let mut digest = [0u8; 64];
-        for (i, d) in digest.iter_mut().enumerate() {
-            *d = s[i / 16][i % 16];
-        }
-        let expect = "c53578fa7956aad60eeca53d46a2bd1719d8059ad1725f2aa9437b1f40b519f9\
-                      203437cec8dda146f290ee27d58c6ff214cb7be6aa1d85a94f750f235883fcea";
-        assert_eq!(digest, hex::<64>(expect));
     }
 }

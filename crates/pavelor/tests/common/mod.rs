@@ -1,6 +1,6 @@
 //! Shared by the integration tests and benchmarks of this crate.
 //!
-//! How a backend this CPU lacks stays visible (issue 9): libtest captures
+//! How a backend this CPU lacks stays visible: libtest captures
 //! what tests print with `println!`/`eprintln!` and shows it only for a
 //! failing test, so a CI machine without, say, AVX-512 would silently stop
 //! testing the VAES kernels. Two things prevent that:
@@ -19,7 +19,7 @@
 use std::io::Write;
 use std::sync::OnceLock;
 
-use pavelor::Backend;
+use pavelor::{Available, Backend};
 
 /// Writes a line to the real stderr, past libtest's output capture.
 pub fn notice(msg: std::fmt::Arguments<'_>) {
@@ -29,18 +29,43 @@ pub fn notice(msg: std::fmt::Arguments<'_>) {
 /// The backends this CPU runs. Each one it lacks is named on stderr (once
 /// per test binary, visible without `--nocapture`), so a skipped backend is
 /// never silent.
-pub fn backends() -> Vec<Backend> {
-    static AVAILABLE: OnceLock<Vec<Backend>> = OnceLock::new();
+pub fn backends() -> Vec<Available> {
+    static AVAILABLE: OnceLock<Vec<Available>> = OnceLock::new();
     AVAILABLE
         .get_or_init(|| {
-            let (ok, missing): (Vec<Backend>, Vec<Backend>) =
-                Backend::ALL.iter().partition(|b| b.is_available());
-            for b in missing {
-                notice(format_args!(
-                    "skipped backend {b}: not supported by this CPU"
-                ));
+            let mut ok = Vec::new();
+            for &b in Backend::ALL {
+                match Available::detect(b) {
+                    Ok(a) => ok.push(a),
+                    Err(_) => notice(format_args!(
+                        "skipped backend {b}: not supported by this CPU"
+                    )),
+                }
             }
             ok
         })
         .clone()
+}
+
+/// xorshift64: deterministic pseudo-random bytes.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64-bit output.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A value below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// `len` pseudo-random bytes.
+    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| (self.next() >> 32) as u8).collect()
+    }
 }

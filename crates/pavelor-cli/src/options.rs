@@ -1,0 +1,79 @@
+//! The options every hashing command shares: the instance (`-a`) and the
+//! backend (`--backend`, else `$PAVELOR_BACKEND`, else the fastest), and
+//! the one resolution of the backend chosen into the [`Available`] a
+//! command hashes with ([`BackendOpt::resolve`]).
+
+use clap::Args;
+use pavelor::{Algorithm, Available, Backend};
+
+// Options every hashing command shares. (A plain comment: with `defer`, a
+// flattened struct's doc comment would become the subcommand's about.)
+#[derive(Args, Clone, Debug)]
+pub struct HashOpts {
+    /// Instance: 512, 768 or 1024 (or Pavelor-512 ...).
+    #[arg(short = 'a', long = "algorithm", value_name = "A", default_value = "512", value_parser = parse_algorithm)]
+    pub algorithm: Algorithm,
+    #[command(flatten)]
+    pub backend: BackendOpt,
+}
+
+/// The environment variable that chooses a backend when `--backend` is not
+/// given. Empty means unset, for every subcommand.
+pub const BACKEND_ENV: &str = "PAVELOR_BACKEND";
+
+// `--backend NAME`, shared by every command that hashes with one backend.
+// (A plain comment, as for `HashOpts`.)
+#[derive(Args, Clone, Debug)]
+pub struct BackendOpt {
+    /// Backend [default: $PAVELOR_BACKEND if set and not empty, else the
+    /// fastest this CPU runs].
+    #[arg(long = "backend", value_name = "NAME", value_parser = backend_parser())]
+    pub requested: Option<Backend>,
+}
+
+impl BackendOpt {
+    /// The one resolution of the user's choice into the backend the command
+    /// hashes with: `--backend`, else `env` (the parsed [`BACKEND_ENV`],
+    /// see [`backend_from_env`]), detected on this CPU; the fastest
+    /// available one if neither names one. The error is the core's one
+    /// message ("backend 'x' is not supported by this CPU").
+    pub fn resolve(&self, env: Option<Backend>) -> Result<Available, pavelor::Error> {
+        match self.requested.or(env) {
+            Some(backend) => Available::detect(backend),
+            None => Ok(Available::best()),
+        }
+    }
+}
+
+/// The backend named by [`BACKEND_ENV`], parsed (not detected: commands
+/// that measure every backend accept any name): `None` if unset or empty.
+/// The error is the core's message for an unknown name, after the
+/// variable and its value.
+pub fn backend_from_env() -> Result<Option<Backend>, String> {
+    let Some(value) = std::env::var_os(BACKEND_ENV).filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    let value = value.to_string_lossy();
+    match Backend::from_name(&value) {
+        Some(backend) => Ok(Some(backend)),
+        None => Err(format!(
+            "{BACKEND_ENV}='{}': {}",
+            value.escape_debug(),
+            pavelor::Error::UnknownBackend
+        )),
+    }
+}
+
+/// The names of every backend this build knows ([`Backend::ALL`]), as
+/// clap's possible values: the help and the usage errors list them.
+fn backend_parser() -> impl clap::builder::TypedValueParser<Value = Backend> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Backend::ALL.iter().map(|b| b.name()))
+        .try_map(|name: String| Backend::from_name(&name).ok_or(pavelor::Error::UnknownBackend))
+}
+
+/// `-a A`: `512`, `768`, `1024` or an instance name.
+pub fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
+    s.parse()
+        .map_err(|_| format!("'{s}' is not 512, 768 or 1024"))
+}

@@ -1,0 +1,63 @@
+//! x86 single-message kernel, backend `avx512-vaes`: EVEX encoding of
+//! `vaesenc xmm`, which VAES + AVX512VL allow on `xmm16`–`xmm31`. The 20
+//! subblocks, the message words and the round constant all fit in the 32
+//! registers: no spills, no state memory traffic inside the absorb loop.
+//!
+//! The Paff round is the wiring macro
+//! ([`paff_rounds!`](crate::definition::paff::paff_rounds)) and the absorb,
+//! permute and one-shot bodies are the shared ones of
+//! [`crate::backend::kernel`] (the one-shot without a padding buffer,
+//! [`hash_masked`](crate::backend::kernel::hash_masked)); this file supplies
+//! the level's feature detection, its masked loads and its
+//! `#[target_feature]` entry points (`permute_impl`, `absorb_impl`,
+//! `hash_impl`).
+//!
+//! Constant-time: `AESENC` has data-independent timing; message and state
+//! bytes only live in vector registers (and the wiped padding buffer), and
+//! the only branches are on public lengths.
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use crate::backend::kernel::{Masked, feature_token, single_kernel};
+
+feature_token!(
+    /// Proof that the CPU has AES-NI, VAES and AVX-512 F/VL/BW; it also
+    /// proves what the level's batch kernels need (`avx512_vaes_x2`,
+    /// `avx512_vaes_x4`).
+    ["aes", "sse2", "avx", "avx2", "avx512f", "avx512vl", "avx512bw", "vaes"]
+);
+
+vector_128!(
+    /// One AES block in an `xmm` register, EVEX encoding (32 registers).
+    Xmm,
+    state_in_regs
+);
+
+// SAFETY (every method): called only from this file's `#[target_feature]`
+// functions (AVX-512 BW + VL enabled, proven by the token).
+impl Masked for Xmm {
+    #[inline(always)]
+    unsafe fn load_partial(p: *const u8, len: usize) -> Self {
+        let mask = ((1u32 << len.min(16)) - 1) as u16;
+        // SAFETY: the caller guarantees `p .. p + len` readable; masked-off
+        // bytes are not accessed (AVX-512 fault suppression).
+        Xmm(unsafe { _mm_maskz_loadu_epi8(mask, p.cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn byte_at(pos: usize, value: u8) -> Self {
+        // SAFETY: AVX-512 BW + VL enabled in the calling kernel.
+        Xmm(unsafe { _mm_maskz_set1_epi8(1u16 << (pos % 16), value as i8) })
+    }
+}
+
+// The one-shot body without a padding buffer (masked loads).
+single_kernel!(
+    Token,
+    "aes,sse2,avx,avx2,avx512f,avx512vl,avx512bw,vaes",
+    Xmm,
+    hash_masked
+);
