@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
     let [sel, body @ ..] = data else {
         return;
     };
-    let default = Algorithm::ALL[usize::from(*sel % 3)];
+    let default = Algorithm::ALL[usize::from(*sel) % Algorithm::ALL.len()];
 
     let mut reader = BufReader::with_capacity(7, Cursor::new(body));
     let mut line = Vec::new();

@@ -8,13 +8,14 @@
 //! * Without `--from`, the derived files are rewritten from the JSON.
 //! * `--check` writes nothing and fails if any file differs from what would
 //!   be written; it also checks every answer in the JSON against the
-//!   official answers embedded in `pavelor-kat` (their first bytes), which
-//!   needs no KAT files.
+//!   official answers embedded in `pavelor-kat` (the first bytes of each
+//!   `KAT_2_12` digest, the whole `KAT_2_23` digests), which needs no KAT
+//!   files.
 //!
 //! Derived: `crates/pavelor-openssl/tests/c/kat_vectors.h`, the C table of
-//! the byte-aligned records the provider's C test checks. The Rust, Python
-//! and C-library tests read the JSON itself. Nothing is hashed with Pavelor
-//! here: every answer is copied from an official file.
+//! the byte-aligned records the provider's C test checks. The Rust and
+//! Python tests read the JSON itself. Nothing is hashed with Pavelor here:
+//! every answer is copied from an official file.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -22,7 +23,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use pavelor_ffi::Algorithm;
+use pavelor_kat::KatKind;
 use pavelor_kat::format::{self, Record};
+use pavelor_kat::official::{max_file_bytes, read_limited};
 use serde_json::{Value, json};
 
 /// The vector file, relative to the workspace root.
@@ -33,9 +36,8 @@ const C_HEADER: &str = "crates/pavelor-openssl/tests/c/kat_vectors.h";
 const MAX_BITS: u64 = 4096;
 /// The bit lengths the C header carries (byte-aligned records).
 const C_LENGTHS: [u64; 4] = [0, 8, 1024, 4096];
-/// Largest official file read (bytes): `KAT_2_12` and `KAT_2_23` are far
-/// smaller; anything larger is not an official file.
-const MAX_FILE: u64 = 64 << 20;
+/// How many pseudo-random `KAT_2_12` lengths are kept beside the fixed ones.
+const RANDOM_LENGTHS: usize = 16;
 
 #[derive(Args)]
 pub struct VectorsArgs {
@@ -93,19 +95,16 @@ fn key(alg: Algorithm) -> String {
     alg.name().to_ascii_lowercase()
 }
 
-fn read_records(path: &Path) -> Result<Vec<Record>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if meta.len() > MAX_FILE {
-        return Err(format!("{}: larger than any official file", path.display()));
-    }
-    let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+fn read_records(path: &Path, kind: KatKind) -> Result<Vec<Record>, String> {
+    let text = read_limited(path, max_file_bytes(kind))?;
     let records = format::parse(&text).map_err(|e| format!("{}: {e:?}", path.display()))?;
     Ok(records.into_iter().map(|l| l.record).collect())
 }
 
 /// The `KAT_2_12` bit lengths kept: every length up to 64, every length
 /// within 9 bits of one and two rate blocks of each instance, every
-/// multiple of 128, 16 fixed pseudo-random lengths and 4095.
+/// multiple of 128, 4095, and [`RANDOM_LENGTHS`] more from a fixed
+/// xorshift sequence.
 fn selected_lengths() -> Vec<u64> {
     let mut set: std::collections::BTreeSet<u64> = (0..=64).collect();
     for alg in Algorithm::ALL {
@@ -115,14 +114,15 @@ fn selected_lengths() -> Vec<u64> {
         }
     }
     set.extend((128..=MAX_BITS).step_by(128));
+    set.insert(MAX_BITS - 1);
+    let fixed = set.len();
     let mut x: u64 = 0x2212_2212_2212_2212;
-    while set.len() < 16 + 65 + 6 * 19 + 32 {
+    while set.len() < fixed + RANDOM_LENGTHS {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
         set.insert(65 + x % (MAX_BITS - 65));
     }
-    set.insert(MAX_BITS - 1);
     set.into_iter().collect()
 }
 
@@ -134,7 +134,7 @@ fn derive(dir: &Path) -> Result<Value, String> {
     let mut edges = Vec::new();
     for alg in Algorithm::ALL {
         let name = alg.name();
-        let all = read_records(&dir.join(format!("KAT_2_12_{name}.txt")))?;
+        let all = read_records(&dir.join(KatKind::Kat2_12.file_name(alg)), KatKind::Kat2_12)?;
         if all.len() as u64 != MAX_BITS + 1 {
             return Err(format!(
                 "KAT_2_12_{name}: {} records, expected {}",
@@ -166,10 +166,10 @@ fn derive(dir: &Path) -> Result<Value, String> {
             entry.insert("msg".into(), json!(msg));
             entry.insert(key(alg), json!(hex(&r.dst)));
         }
-        // Edge cases from official records: the padding cases at the rate
-        // (|M| mod r = r-2, r-1, 0, 1) and a partial final byte, each with
-        // junk in the unused low bits of the last byte, which must be
-        // ignored whatever they hold.
+        // Edge cases from official records whose last byte is partial: the
+        // padding cases around the rate (|M| = r-2, r-1, r+1, r+3, 2r-1
+        // bits), each with the unused low bits of the last byte set, which
+        // must be ignored whatever they hold.
         let rate = 8 * alg.rate_len() as u64;
         for n in [rate - 2, rate - 1, rate + 1, rate + 3, 2 * rate - 1] {
             let r = by_len
@@ -188,7 +188,7 @@ fn derive(dir: &Path) -> Result<Value, String> {
             }));
         }
         let mut fill = serde_json::Map::new();
-        for r in read_records(&dir.join(format!("KAT_2_23_{name}.txt")))? {
+        for r in read_records(&dir.join(KatKind::Kat2_23.file_name(alg)), KatKind::Kat2_23)? {
             let Record::Long(l) = r else { continue };
             if !l.seed.is_empty() {
                 continue; // needs the DRNG
@@ -219,7 +219,7 @@ fn derive(dir: &Path) -> Result<Value, String> {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(bytes)
 }
 
 /// The JSON text: one record per line, so diffs stay readable.
@@ -285,6 +285,40 @@ fn check_embedded(data: &Value) -> Result<(), String> {
             }
             checked += 1;
         }
+        let fills = &data["kat_2_23"][key(alg)];
+        for which in ["zero", "ff"] {
+            let digest = fills[which]
+                .as_str()
+                .ok_or("a KAT_2_23 fill without a digest")?;
+            let embedded = (0..3).filter_map(|i| answers.full_dst(KatKind::Kat2_23, i));
+            if !embedded.map(hex).any(|d| d == digest) {
+                return Err(format!(
+                    "{VECTORS}: the {which} KAT_2_23 digest of {} is not an embedded official answer",
+                    alg.name()
+                ));
+            }
+            checked += 1;
+        }
+    }
+    for e in data["edge_cases"].as_array().ok_or("no edge_cases")? {
+        let alg: Algorithm = e["instance"]
+            .as_str()
+            .and_then(|s| s.parse().ok())
+            .ok_or("an edge case without an instance")?;
+        let bits = e["bits"].as_u64().ok_or("an edge case without bits")?;
+        let digest = e["digest"]
+            .as_str()
+            .ok_or("an edge case without a digest")?;
+        let want = pavelor_kat::embedded::Answers::of(alg)
+            .prefix_2_12(bits)
+            .ok_or("an edge case beyond KAT_2_12")?;
+        if !digest.starts_with(&hex(want)) {
+            return Err(format!(
+                "{VECTORS}: the edge case {} of {bits} bits disagrees with the embedded official answer",
+                alg.name()
+            ));
+        }
+        checked += 1;
     }
     eprintln!("xtask: {checked} answers in {VECTORS} agree with the embedded official answers");
     Ok(())

@@ -105,7 +105,9 @@ impl Operation {
     /// availability) is checked here, once, before any timing.
     pub fn prepare(&self) -> Result<Prepared, pavelor::Error> {
         match self {
-            Operation::Pavelor(a, b) => Ok(Prepared::Pavelor(*a, Available::detect(*b)?)),
+            Operation::Pavelor(a, b) => {
+                Ok(Prepared::Pavelor(*a, Available::resolve(Some(b.name()))?))
+            }
             other => Ok(Prepared::Other(*other)),
         }
     }

@@ -170,7 +170,7 @@ fn time_op(
         BenchOp::Single(o) => Callable::Single(o.prepare().map_err(|e| e.to_string())?),
         BenchOp::Batch(a, b) => Callable::Batch(
             *a,
-            Available::detect(*b).map_err(|e| e.to_string())?,
+            Available::resolve(Some(b.name())).map_err(|e| e.to_string())?,
             vec![0u8; BATCH * a.output_len()],
         ),
         BenchOp::Lib { path, alg, .. } => Callable::Lib(

@@ -34,14 +34,12 @@ pub struct BackendOpt {
 impl BackendOpt {
     /// The one resolution of the user's choice into the backend the command
     /// hashes with: `--backend`, else `env` (the parsed [`BACKEND_ENV`],
-    /// see [`backend_from_env`]), detected on this CPU; the fastest
-    /// available one if neither names one. The error is the core's one
-    /// message ("backend 'x' is not supported by this CPU").
+    /// see [`backend_from_env`]), through [`Available::resolve`] (detected
+    /// on this CPU; the fastest available one if neither names one). The
+    /// error is the core's one message ("backend 'x' is not supported by
+    /// this CPU").
     pub fn resolve(&self, env: Option<Backend>) -> Result<Available, pavelor::Error> {
-        match self.requested.or(env) {
-            Some(backend) => Available::detect(backend),
-            None => Ok(Available::best()),
-        }
+        Available::resolve(self.requested.or(env).map(Backend::name))
     }
 }
 

@@ -99,7 +99,7 @@ fn main() -> ExitCode {
     );
     let mut ok = true;
     for &name in &backends {
-        let Ok(b) = Available::detect(name) else {
+        let Ok(b) = Available::resolve(Some(name.name())) else {
             println!("{name}: FAIL not available on this CPU (or hidden by valgrind's CPUID)");
             ok = false;
             continue;

@@ -45,7 +45,7 @@ fn manifest_dir() -> PathBuf {
 fn write_official_kat_2_12(dir: &Path, alg: Algorithm) -> PathBuf {
     use sha2::{Digest, Sha256};
     let kind = pavelor_kat::KatKind::Kat2_12;
-    let portable = pavelor::Available::detect(pavelor::Backend::Portable).unwrap();
+    let portable = pavelor::Available::portable();
     let text = pavelor_kat::generate::file_text(kind, alg, portable, &mut |_, _| {}).unwrap();
     assert_eq!(
         <[u8; 32]>::from(Sha256::digest(text.as_bytes())),

@@ -47,9 +47,17 @@ const fn section_len(len: usize) -> usize {
 /// The two SHA-256 tables at the start of each instance's section.
 const HEADER_LEN: usize = 8 * SHA_LEN;
 
-/// Total size of the data file.
-pub const DATA_LEN: usize =
-    MAGIC.len() + section_len(64) + section_len(96) + section_len(128) + SHA_LEN;
+/// Total size of the data file: the magic, one section per instance, and
+/// the closing SHA-256.
+pub const DATA_LEN: usize = {
+    let mut len = MAGIC.len() + SHA_LEN;
+    let mut i = 0;
+    while i < Algorithm::ALL.len() {
+        len += section_len(Algorithm::ALL[i].output_len());
+        i += 1;
+    }
+    len
+};
 
 // A data file of the wrong size does not compile, so every slice below is in range.
 const _: () = assert!(

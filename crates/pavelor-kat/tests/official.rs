@@ -87,7 +87,7 @@ fn kat_2_33_best_backend() {
 /// written out: the embedded values must be these (a second witness,
 /// independent of the KAT files).
 #[test]
-fn embedded_manifest_equals_iccs_kat_md() {
+fn embedded_manifest_equals_published_manifest() {
     let manifest = [
         (
             Algorithm::Pavelor512,

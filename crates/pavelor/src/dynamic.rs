@@ -57,21 +57,21 @@ macro_rules! define_dynamic {
             }
 
             /// The instance name, e.g. `"Pavelor-512"`.
-            pub fn name(self) -> &'static str {
+            pub const fn name(self) -> &'static str {
                 match self {
                     $(Algorithm::$alg => <$ty as Variant>::NAME,)*
                 }
             }
 
             /// Digest length in bytes.
-            pub fn output_len(self) -> usize {
+            pub const fn output_len(self) -> usize {
                 match self {
                     $(Algorithm::$alg => <$ty as Variant>::DIGEST,)*
                 }
             }
 
             /// Rate (message block) length in bytes.
-            pub fn rate_len(self) -> usize {
+            pub const fn rate_len(self) -> usize {
                 match self {
                     $(Algorithm::$alg => <$ty as Variant>::RATE,)*
                 }
@@ -214,7 +214,7 @@ impl FromStr for Algorithm {
     }
 }
 
-/// A digest of any instance (64, 96 or 128 bytes), without allocation.
+/// A digest of any instance (up to [`MAX_DIGEST`] bytes), without allocation.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DynOutput {
     bytes: [u8; MAX_DIGEST],

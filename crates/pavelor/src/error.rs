@@ -3,6 +3,7 @@
 use core::fmt;
 
 use crate::backend_name::Backend;
+use crate::definition::instances::DIGEST_BITS;
 
 /// Errors of the Pavelor API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,7 +22,7 @@ pub enum Error {
     BackendUnavailable(Backend),
     /// A backend name that this crate does not know.
     UnknownBackend,
-    /// An instance name or digest length that is not 512, 768 or 1024.
+    /// An instance name or digest length that is not one of the instances.
     UnknownAlgorithm,
 }
 
@@ -43,7 +44,18 @@ impl fmt::Display for Error {
                 }
                 f.write_str(")")
             }
-            Error::UnknownAlgorithm => f.write_str("unknown instance (expected 512, 768 or 1024)"),
+            Error::UnknownAlgorithm => {
+                f.write_str("unknown instance (expected ")?;
+                for (i, bits) in DIGEST_BITS.iter().enumerate() {
+                    match i {
+                        0 => {}
+                        _ if i + 1 == DIGEST_BITS.len() => f.write_str(" or ")?,
+                        _ => f.write_str(", ")?,
+                    }
+                    write!(f, "{bits}")?;
+                }
+                f.write_str(")")
+            }
         }
     }
 }

@@ -89,13 +89,7 @@ impl<V: Variant> Pavelor<V> {
     /// [`Error::AfterPartialByte`] if a partial byte was already given and
     /// `nbits > 0`. On error the hasher is unchanged.
     pub fn update_bits(&mut self, data: &[u8], nbits: u64) -> Result<(), Error> {
-        let whole = usize::try_from(nbits / 8)
-            .ok()
-            .filter(|&w| w < data.len() || (w == data.len() && nbits.is_multiple_of(8)))
-            .ok_or(Error::BitLength {
-                nbits,
-                bytes: data.len(),
-            })?;
+        let (whole, rest) = split_bits(data, nbits)?;
         if nbits == 0 {
             return Ok(());
         }
@@ -103,7 +97,6 @@ impl<V: Variant> Pavelor<V> {
             return Err(Error::AfterPartialByte);
         }
         self.absorb_bytes(&data[..whole]);
-        let rest = (nbits % 8) as u8; // < 8
         if rest != 0 {
             self.core.set_tail(data[whole], rest);
         }
@@ -124,7 +117,8 @@ impl<V: Variant> Pavelor<V> {
         out
     }
 
-    /// Finishes the hash into `out` and resets the hasher (keeping its backend).
+    /// Finishes the hash, returns the digest and resets the hasher (keeping
+    /// its backend).
     pub fn finalize_reset(&mut self) -> Output<Self> {
         FixedOutputReset::finalize_fixed_reset(self)
     }
@@ -170,17 +164,38 @@ impl<V: Variant> Pavelor<V> {
     /// then unchanged.
     #[inline]
     pub fn digest_bits_into(data: &[u8], nbits: u64, out: &mut Output<Self>) -> Result<(), Error> {
-        let whole = usize::try_from(nbits / 8)
-            .ok()
-            .filter(|&w| w < data.len() || (w == data.len() && nbits.is_multiple_of(8)))
-            .ok_or(Error::BitLength {
-                nbits,
-                bytes: data.len(),
-            })?;
-        let bits = (nbits % 8) as u8; // < 8
+        Self::digest_bits_into_with(Available::best(), data, nbits, out)
+    }
+
+    /// Like [`Pavelor::digest_bits_into`], with the given backend.
+    ///
+    /// Errors: [`Error::BitLength`] if `nbits > 8 * data.len()`; `out` is
+    /// then unchanged.
+    #[inline]
+    pub fn digest_bits_into_with(
+        backend: Available,
+        data: &[u8],
+        nbits: u64,
+        out: &mut Output<Self>,
+    ) -> Result<(), Error> {
+        let (whole, bits) = split_bits(data, nbits)?;
         let tail = if bits == 0 { 0 } else { data[whole] };
-        Available::best().hash::<V>(&data[..whole], tail, bits, out);
+        backend.hash::<V>(&data[..whole], tail, bits, out);
         Ok(())
+    }
+
+    /// Like [`Pavelor::digest_bits`], with the given backend.
+    ///
+    /// Errors: [`Error::BitLength`] if `nbits > 8 * data.len()`.
+    #[inline]
+    pub fn digest_bits_with(
+        backend: Available,
+        data: &[u8],
+        nbits: u64,
+    ) -> Result<Output<Self>, Error> {
+        let mut out = Output::<Self>::default();
+        Self::digest_bits_into_with(backend, data, nbits, &mut out)?;
+        Ok(out)
     }
 
     /// Appends whole bytes at a byte-aligned position: fills the buffer,
@@ -235,6 +250,21 @@ impl<V: Variant> Pavelor<V> {
     pub(crate) fn finish_into(&mut self, out: &mut [u8]) {
         self.core.finish(&self.buf[..self.pos], out);
     }
+}
+
+/// The first `nbits` bits of `data` as whole bytes and the bits (0..8) of
+/// a partial last byte: `(nbits / 8, nbits % 8)`, or [`Error::BitLength`]
+/// if `data` holds fewer bits.
+#[inline]
+fn split_bits(data: &[u8], nbits: u64) -> Result<(usize, u8), Error> {
+    let whole = usize::try_from(nbits / 8)
+        .ok()
+        .filter(|&w| w < data.len() || (w == data.len() && nbits.is_multiple_of(8)))
+        .ok_or(Error::BitLength {
+            nbits,
+            bytes: data.len(),
+        })?;
+    Ok((whole, (nbits % 8) as u8))
 }
 
 impl<V: Variant> Default for Pavelor<V> {

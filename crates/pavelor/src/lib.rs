@@ -33,14 +33,15 @@
 //!
 //! 1. [`definition`]: the Paff wiring and constants, the instances, the
 //!    padding;
-//! 2. `backend_name` ([`Backend`], the names of the implementations) and
-//!    `error` ([`Error`]);
-//! 3. `wipe`: erasing secrets;
+//! 2. `backend_name`: [`Backend`], the names of the implementations;
+//! 3. `error` ([`Error`]) and `wipe` (erasing secrets);
 //! 4. `backend`: the kernels, one file per instruction-set level, and
 //!    [`Available`], the proof that this CPU runs one;
 //! 5. `sponge`: the streaming sponge on a backend;
-//! 6. the front types: [`Pavelor`], [`PavelorCore`], [`Algorithm`] /
-//!    [`DynHasher`], [`batch`], and [`hazmat`] (the bare permutation).
+//! 6. `core_api` ([`PavelorCore`]), then `hasher` ([`Pavelor`]);
+//! 7. `dynamic` ([`Algorithm`], [`DynHasher`]) and [`hazmat`] (the bare
+//!    permutation);
+//! 8. [`batch`].
 //!
 //! ## Round constants
 //!

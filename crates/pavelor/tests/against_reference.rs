@@ -1,4 +1,5 @@
-//! Every backend, every API (one-shot, streaming, bit lengths, the bare
+//! Every backend, every API (one-shot and the fused bit-length one-shot,
+//! streaming, bit lengths, the bare
 //! permutation, the batch API and `LaneHasher`) against the independent
 //! reference of `tests/reference/`, on pseudo-random messages of every
 //! length class: around each multiple of the rate up to four blocks, at
@@ -131,6 +132,12 @@ impl InstanceFn for Bits<'_> {
                     V::NAME
                 );
                 for b in backends() {
+                    assert_eq!(
+                        Pavelor::<V>::digest_bits_with(b, &msg, n).unwrap().to_vec(),
+                        want,
+                        "fused one-shot {} on {b}, {nbits} bits",
+                        V::NAME
+                    );
                     let mut h = Pavelor::<V>::with_backend(b);
                     let split = rng.below(nbits / 8 + 1);
                     h.update(&msg[..split]);

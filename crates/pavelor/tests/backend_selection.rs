@@ -202,3 +202,12 @@ fn resolve_is_the_one_user_choice() {
         assert_eq!(b.to_string(), b.name());
     }
 }
+
+#[test]
+fn the_unknown_instance_message_lists_every_instance() {
+    let msg = pavelor::Error::UnknownAlgorithm.to_string();
+    assert_eq!(msg, "unknown instance (expected 512, 768 or 1024)");
+    for alg in Algorithm::ALL {
+        assert!(msg.contains(&alg.output_bits().to_string()), "{msg}");
+    }
+}

@@ -3,6 +3,8 @@
 //! edge from the file's top-level module to `m` (a root re-export such as
 //! `crate::Error` counts as an edge to the module it re-exports); every
 //! edge must go to a lower layer, and `definition` uses nothing but itself.
+//! Inside `backend/`, the kernel files, the shared bodies and the layout
+//! never use the dispatch of `backend/mod.rs`, and have no cycle either.
 
 #![allow(clippy::panic)] // tests may fail loudly
 
@@ -141,4 +143,127 @@ fn unsafe_code_is_confined_to_the_backends_and_wipe() {
         .collect();
     allowed.sort_unstable();
     assert_eq!(allowed, ["mod backend;", "mod wipe;"]);
+}
+
+/// Inside `backend/`: `submodule → submodules it uses`, where `mod` is
+/// `backend/mod.rs` (the dispatch and `Available`).
+fn backend_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/backend");
+    let mut subs: BTreeSet<String> = BTreeSet::new();
+    for entry in std::fs::read_dir(&dir).expect("read backend") {
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .into_string()
+            .expect("utf-8");
+        if name != "mod.rs" {
+            subs.insert(name.trim_end_matches(".rs").to_string());
+        }
+    }
+    let resolve = |name: &str| {
+        if subs.contains(name) {
+            name.to_string()
+        } else {
+            "mod".to_string()
+        }
+    };
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut stack = vec![dir.clone()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("read dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let rel = path.strip_prefix(&dir).expect("under backend");
+            let node = match rel.components().count() {
+                1 if rel == Path::new("mod.rs") => "mod".to_string(),
+                _ => rel
+                    .components()
+                    .next()
+                    .and_then(|c| c.as_os_str().to_str())
+                    .expect("name")
+                    .trim_end_matches(".rs")
+                    .to_string(),
+            };
+            // `super::` names the backend module only from its direct files.
+            let direct = rel.components().count() == 1;
+            let text = std::fs::read_to_string(&path).expect("read");
+            let deps = g.entry(node.clone()).or_default();
+            for line in text.lines() {
+                let code = line.split("//").next().unwrap_or("");
+                let mut prefixes = vec!["crate::backend::"];
+                if direct {
+                    prefixes.push("super::");
+                }
+                for prefix in prefixes {
+                    for (i, _) in code.match_indices(prefix) {
+                        let rest = &code[i + prefix.len()..];
+                        let names: Vec<String> = if let Some(group) = rest.strip_prefix('{') {
+                            group
+                                .split('}')
+                                .next()
+                                .unwrap_or("")
+                                .split(',')
+                                .map(|s| s.trim().split("::").next().unwrap_or("").to_string())
+                                .collect()
+                        } else {
+                            vec![
+                                rest.chars()
+                                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                                    .collect(),
+                            ]
+                        };
+                        for n in names.into_iter().filter(|n| !n.is_empty() && n != "*") {
+                            let target = resolve(&n);
+                            if target != node {
+                                deps.insert(target);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    g
+}
+
+/// A path from `from` back to itself, if there is one.
+fn cycle(
+    g: &BTreeMap<String, BTreeSet<String>>,
+    from: &str,
+    at: &str,
+    path: &mut Vec<String>,
+    seen: &mut BTreeSet<String>,
+) -> bool {
+    for next in g.get(at).into_iter().flatten() {
+        path.push(next.clone());
+        if next == from || (seen.insert(next.clone()) && cycle(g, from, next, path, seen)) {
+            return true;
+        }
+        path.pop();
+    }
+    false
+}
+
+#[test]
+fn the_backend_modules_form_no_cycle() {
+    let g = backend_graph();
+    for required in ["mod", "kernel", "layout", "portable", "x86"] {
+        assert!(
+            g.contains_key(required),
+            "no backend module {required}: {g:?}"
+        );
+    }
+    for (m, deps) in &g {
+        assert!(
+            m == "mod" || !deps.contains("mod"),
+            "backend/{m} uses backend/mod.rs (the dispatch): {deps:?}"
+        );
+        let mut path = vec![m.clone()];
+        let found = cycle(&g, m, m, &mut path, &mut BTreeSet::new());
+        assert!(!found, "backend module cycle: {}", path.join(" -> "));
+    }
+    assert!(g["layout"].is_empty(), "layout uses {:?}", g["layout"]);
 }

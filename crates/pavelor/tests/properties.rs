@@ -180,7 +180,7 @@ fn bytes_after_a_partial_byte_extend_the_bit_string() {
 }
 
 #[test]
-fn forcing_an_unknown_backend_name_is_an_error() {
+fn an_unknown_backend_name_parses_to_none() {
     assert_eq!(pavelor::Backend::from_name("vaes9"), None);
     assert_eq!(
         pavelor::Backend::from_name("portable"),
@@ -193,7 +193,7 @@ fn forcing_an_unknown_backend_name_is_an_error() {
 /// length around the block boundaries, including the two-block padding
 /// case (a 7-bit partial byte in the last byte of a block).
 #[test]
-fn one_shot_bits_match_streaming_portable() {
+fn one_shot_bits_on_every_backend_match_streaming_portable() {
     let data: Vec<u8> = (0..400u32).map(|i| (i * 151 + 7) as u8).collect();
     fn check<V: pavelor::Variant>(data: &[u8]) {
         for nbits in (0..(2 * V::RATE as u64 * 8 + 16)).filter(|n| {
@@ -209,6 +209,14 @@ fn one_shot_bits_match_streaming_portable() {
                 "{} nbits {nbits}",
                 V::NAME
             );
+            for b in backends() {
+                assert_eq!(
+                    pavelor::Pavelor::<V>::digest_bits_with(b, data, nbits).unwrap(),
+                    want,
+                    "{} on {b}, nbits {nbits}",
+                    V::NAME
+                );
+            }
         }
     }
     check::<pavelor::P512>(&data);

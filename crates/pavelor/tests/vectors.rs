@@ -60,6 +60,20 @@ fn records() -> Vec<Record> {
     out
 }
 
+/// The fused bit-length one-shot (`Pavelor::<V>::digest_bits_with`).
+fn fused_bits(alg: Algorithm, b: pavelor::Available, msg: &[u8], bits: u64) -> Vec<u8> {
+    struct Fused<'a>(pavelor::Available, &'a [u8], u64);
+    impl pavelor::InstanceFn for Fused<'_> {
+        type Output = Vec<u8>;
+        fn call<V: pavelor::Variant>(self) -> Vec<u8> {
+            pavelor::Pavelor::<V>::digest_bits_with(self.0, self.1, self.2)
+                .unwrap()
+                .to_vec()
+        }
+    }
+    alg.dispatch(Fused(b, msg, bits))
+}
+
 #[test]
 fn the_file_covers_every_padding_case() {
     let recs = records();
@@ -102,6 +116,11 @@ fn every_record_on_every_backend() {
             let mut h = rec.alg.hasher_with(b);
             h.update_bits(&rec.msg, rec.bits).unwrap();
             assert_eq!(h.finalize().to_vec(), rec.digest, "{what} on {b}");
+            assert_eq!(
+                fused_bits(rec.alg, b, &rec.msg, rec.bits),
+                rec.digest,
+                "fused one-shot {what} on {b}"
+            );
             if rec.bits % 8 == 0 {
                 assert_eq!(
                     rec.alg.digest_with(b, &rec.msg).to_vec(),

@@ -21,10 +21,10 @@ pub fn validate(config: &Config) -> Result<Vec<String>, String> {
     crate::library::validate(&config.libs)?;
     if let Some(b) = &config.baseline
         && !config.libs.iter().any(|l| &l.name == b)
-        && Available::resolve(Some(b)).is_err()
+        && let Err(e) = Available::resolve(Some(b))
     {
         return Err(format!(
-            "--baseline {b}: not a --lib name nor a backend this CPU runs"
+            "--baseline {b}: not a --lib name, and as a backend: {e}"
         ));
     }
     check_out_dir(&config.out_dir)?;

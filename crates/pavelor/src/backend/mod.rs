@@ -12,8 +12,9 @@
 //!
 //! # Files
 //!
-//! One kernel file per instruction-set level, named after the level; no
-//! kernel file imports from another:
+//! One kernel file per instruction-set level, named after the level; a
+//! kernel file imports from no other, except that the AVX-512 level's batch
+//! kernels take the level's token (`avx512_vaes::Token`):
 //!
 //! | file                     | encoding                                | used by backend(s)       |
 //! |--------------------------|-----------------------------------------|--------------------------|
@@ -68,12 +69,12 @@ use crate::error::Error;
 mod aarch64;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64"))]
 mod kernel;
-pub(crate) mod lanes;
+pub(crate) mod layout;
 mod portable;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86;
 
-use lanes::{X2, X4};
+use layout::{Lanes, lanes_as_state};
 
 /// A backend this CPU has been checked to run: the proof hashers are made
 /// from. Only detection makes one ([`Available::best`],
@@ -208,7 +209,7 @@ impl Available {
     #[inline]
     pub fn lanes(self) -> usize {
         if self.x4().is_some() {
-            4
+            MAX_LANES
         } else if self.x2().is_some() {
             2
         } else {
@@ -314,5 +315,74 @@ impl fmt::Debug for Available {
 impl fmt::Display for Available {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// The most lanes any backend's batch kernel has (the 4-lane `zmm` kernel,
+/// [`X4`]).
+pub(crate) const MAX_LANES: usize = 4;
+
+/// A kernel that absorbs into `N` interleaved states at once.
+pub(crate) trait LaneKernel<const N: usize>: Copy {
+    /// For `n = min_l blocks[l].len() / V::RATE` blocks: XOR block `b` of
+    /// `blocks[l]` into the rate of lane `l`, then apply Paff to every lane.
+    fn absorb_lanes<V: Variant>(self, st: &mut Lanes<N>, blocks: [&[u8]; N]);
+}
+
+/// One lane at a time: the single-message kernel of the backend.
+impl LaneKernel<1> for Available {
+    #[inline]
+    fn absorb_lanes<V: Variant>(self, st: &mut Lanes<1>, blocks: [&[u8]; 1]) {
+        let whole = blocks[0].len() / V::RATE * V::RATE;
+        self.absorb::<V>(lanes_as_state(st), &blocks[0][..whole]);
+    }
+}
+
+/// The 4-lane kernel of a level (uninhabited where there is none).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum X4 {
+    /// `zmm`, AVX-512 level.
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Avx512(x86::avx512_vaes::Token),
+}
+
+impl LaneKernel<4> for X4 {
+    #[inline]
+    #[cfg_attr(
+        not(any(target_arch = "x86", target_arch = "x86_64")),
+        allow(unused_variables)
+    )]
+    fn absorb_lanes<V: Variant>(self, st: &mut Lanes<4>, blocks: [&[u8]; 4]) {
+        match self {
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            X4::Avx512(t) => x86::avx512_vaes_x4::absorb_x4::<V>(t, st, blocks),
+        }
+    }
+}
+
+/// A 2-lane kernel of a level (uninhabited where there is none).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum X2 {
+    /// VEX `ymm`, AVX2 + VAES level.
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Avx2(x86::avx2_vaes_x2::Token),
+    /// EVEX `ymm`, AVX-512 level.
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Avx512(x86::avx512_vaes::Token),
+}
+
+impl LaneKernel<2> for X2 {
+    #[inline]
+    #[cfg_attr(
+        not(any(target_arch = "x86", target_arch = "x86_64")),
+        allow(unused_variables)
+    )]
+    fn absorb_lanes<V: Variant>(self, st: &mut Lanes<2>, blocks: [&[u8]; 2]) {
+        match self {
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            X2::Avx2(t) => x86::avx2_vaes_x2::absorb_x2::<V>(t, st, blocks),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            X2::Avx512(t) => x86::avx512_vaes_x2::absorb_x2::<V>(t, st, blocks),
+        }
     }
 }

@@ -39,9 +39,10 @@
 //! slot assignments of all 25 round boundaries, the per-round gather moves
 //! (merged into classes sharing source group, destination group and rotation)
 //! and the per-round constants are computed at compile time from
-//! `P1`, `P2` and `RC`. The initial assignment `LABEL0` was chosen by
-//! an offline search to minimise the total number of gather classes
-//! (about 17 per round). The assignment is undone when converting back.
+//! `P1`, `P2` and `RC`. The initial assignment `LABEL0` is one that keeps
+//! the total number of gather classes small (any assignment gives the same
+//! result; only the speed depends on it). The assignment is undone when
+//! converting back.
 //!
 //! The S-box circuit omits its four output complements; since ShiftRows and
 //! MixColumns map the all-`0x63` block to itself, `A(x) = A'(x) ^ 0x63..63`

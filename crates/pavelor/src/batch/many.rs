@@ -4,10 +4,11 @@
 use core::fmt;
 
 use crate::backend::Available;
-use crate::backend::lanes::{LaneKernel, Lanes, get_lane, read_lane, set_lane};
+use crate::backend::layout::{Lanes, get_lane, read_lane, set_lane};
+use crate::backend::{LaneKernel, MAX_LANES};
 use crate::definition::instances::{MAX_RATE, Variant};
 use crate::definition::pad;
-use crate::definition::paff::State;
+use crate::definition::paff::{SUBBLOCKS, State};
 use crate::dynamic::{Algorithm, InstanceFn};
 use crate::hasher::Pavelor;
 use crate::wipe::wipe;
@@ -217,8 +218,8 @@ impl<'a> Queue<'a, '_> {
 
 /// Lanes still running when a wide kernel hands over to a narrower one.
 struct Carry<'a> {
-    jobs: [Option<Job<'a>>; 4],
-    states: [State; 4],
+    jobs: [Option<Job<'a>>; MAX_LANES],
+    states: [State; MAX_LANES],
 }
 
 impl Drop for Carry<'_> {
@@ -235,8 +236,8 @@ fn run<V: Variant>(backend: Available, inputs: &[&[u8]], out: &mut [u8]) {
         out,
     };
     let mut carry = Carry {
-        jobs: [None; 4],
-        states: [[[0; 16]; 20]; 4],
+        jobs: [None; MAX_LANES],
+        states: [[[0; 16]; SUBBLOCKS]; MAX_LANES],
     };
     // A wide kernel is only worth entering with enough messages to fill
     // more than half of its lanes (counts are public).
@@ -260,7 +261,7 @@ fn drive<'a, V: Variant, const N: usize, K: LaneKernel<N>>(
 ) {
     let rate = V::RATE;
     let iv = V::IV;
-    let mut st: Lanes<N> = [[[0; 16]; N]; 20];
+    let mut st: Lanes<N> = [[[0; 16]; N]; SUBBLOCKS];
     let mut jobs: [Option<Job<'a>>; N] = [None; N];
     let mut pads: [Pad; N] = [[0u8; 2 * MAX_RATE]; N];
 

@@ -3,9 +3,10 @@
 //! A single message cannot go faster than one AES round per `AESENC`
 //! throughput slot; independent messages can share wide vector instructions
 //! instead. With VAES, one `vaesenc` on a `zmm` register performs the AES
-//! rounds of four messages at once (or two on a `ymm` register), so hashing a
-//! batch is up to about twice as fast per byte as hashing the messages one
-//! after the other (see the backend table in [`Backend`](crate::Backend)). The other
+//! rounds of four messages at once (or two on a `ymm` register), so a batch
+//! needs fewer AES instructions per byte than the messages one after the
+//! other ([`Available::lanes`](crate::Available::lanes) says how many lanes
+//! a backend has; `pavelor bench` measures the difference). The other
 //! backends (`aesni`, `aesni-avx`, `armv8-aes` on AArch64, `portable`) hash a batch one
 //! message at a time with their single-message kernel
 //! ([`Available::lanes`](crate::Available::lanes) is 1):
@@ -34,8 +35,8 @@
 //! * The digests are bit-identical to [`crate::Pavelor::digest`].
 //! * No allocation; `no_std`. The backend is chosen once per call.
 
-mod lanes;
+mod lane_hasher;
 mod many;
 
-pub use lanes::{LaneError, LaneHasher};
+pub use lane_hasher::{LaneError, LaneHasher};
 pub use many::{BatchError, hash_many, hash_many_dyn, hash_many_dyn_with, hash_many_with};

@@ -83,6 +83,10 @@ macro_rules! define_variants {
             const _: () = assert!(<$ty as Variant>::DIGEST * 8 == $bits);
         )*
 
+        /// The digest lengths of the instances in bits (their names), in
+        /// order.
+        pub(crate) const DIGEST_BITS: &[usize] = &[$($bits),*];
+
         /// The largest rate of the instances, in bytes.
         pub const MAX_RATE: usize = max(&[$(<$ty as Variant>::RATE),*]);
         /// The largest digest of the instances, in bytes.

@@ -34,10 +34,9 @@
 //! register sets (40 vectors, spilled), not wider instructions as with VAES.
 //! Interleaving only pays when a single state leaves the AES units idle
 //! waiting on latency; a Paff round already offers 19 independent AES rounds
-//! plus 20 `EOR`s, at least ~39 vector operations per round against a
-//! dependency chain of one `AESE`+`AESMC`+`EOR` (about 4–6 cycles on current
-//! cores with up to four vector pipes). The single-message kernel is
-//! therefore throughput-bound, and `crate::batch` hashes batches one message
+//! plus 20 `EOR`s, at least 39 vector operations per round against a
+//! dependency chain of one `AESE`+`AESMC`+`EOR`. The single-message kernel
+//! is therefore throughput-bound, and `crate::batch` hashes batches one message
 //! at a time with it ([`Available::lanes`](crate::Available::lanes) is 1).
 //!
 //! # Kernel layout
@@ -50,9 +49,10 @@
 //! state from round to round: 20 state registers, the zero key, the round
 //! constant and temporaries fit in the 32 NEON registers. `AESE` overwrites
 //! its data operand, so a subblock still needed as an `EOR` operand is
-//! copied first; LLVM adds about 9 register `MOV`s per round (cheap, and
-//! eliminated at rename on big cores), which keeps the round parallel
-//! instead of one serial chain.
+//! copied first with a register `MOV` (cheap, and eliminated at rename on
+//! big cores), which keeps the round parallel instead of one serial chain.
+//! The static constant-time check counts the AES rounds of `permute_impl`
+//! (exactly one Paff's 456).
 //!
 //! Constant-time: `AESE`/`AESMC`/`EOR` have data-independent timing (no table
 //! lookups), and the only branches are on the public number of blocks.

@@ -2,8 +2,12 @@
 //! levels with AVX-512-style masked byte loads (`avx512-vaes`).
 
 use super::{Vector, absorb_regs, load_lanes, paff, squeeze};
-use crate::backend::lanes::as_lanes_ref;
+use crate::backend::layout::as_lanes_ref;
 use crate::definition::instances::Variant;
+use crate::definition::pad;
+
+// `unroll_rate!` spells out twelve subblock indices: every rate must fit.
+const _: () = assert!(crate::definition::instances::MAX_RATE / 16 <= 12);
 
 /// `$body` for `$i` = 0, 1, .. up to the rate in subblocks `$rs` (at most
 /// 12, Pavelor-512), unrolled: every `$i` is a literal.
@@ -39,7 +43,7 @@ pub(crate) trait Masked: Vector<1> {
     unsafe fn byte_at(pos: usize, value: u8) -> Self;
 }
 
-/// [`hash`] without the padding buffer: the last partial block is loaded
+/// [`hash`](super::hash) without the padding buffer: the last partial block is loaded
 /// straight from the message with masked loads and the padding bits are
 /// XORed in as vectors: no copy, no padding buffer to wipe, no
 /// store-forwarding stall (used by `avx512-vaes`, whose state is all in
@@ -58,11 +62,9 @@ pub(crate) unsafe fn hash_masked<T: Masked, V: Variant>(
     let iv = as_lanes_ref(&V::IV);
     let whole = data.len() / V::RATE;
     let n = data.len() % V::RATE;
-    let used = u32::from(tail_bits % 8);
-    // The partial byte (top `used` bits of `tail`) and the first `1`; the
-    // padding of `definition::pad`, built in registers.
-    let first = (tail & !(0xFFu8.wrapping_shr(used))) | 0x80u8.wrapping_shr(used);
-    let two = n == V::RATE - 1 && used == 7;
+    // The padding of `definition::pad`, built in registers.
+    let first = pad::first_byte(tail, tail_bits);
+    let two = pad::two_blocks::<V>(n, tail_bits);
     // SAFETY: target features forwarded from the caller; `data` holds
     // `whole * RATE + n` bytes, and the masked loads read only bytes below
     // that (`len` is clamped to what is left of the message).

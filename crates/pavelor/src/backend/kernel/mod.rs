@@ -18,7 +18,7 @@
 //! levels). Either way every kernel runs the one wiring.
 //!
 //! Rates are types: every body is generic over the instance
-//! [`Variant`], so the rate (12, 8 or 4 subblocks) and the squeeze length
+//! [`Variant`], so the rate (in subblocks) and the squeeze length
 //! are compile-time constants and the rate loops unroll; there is no
 //! run-time rate dispatch at all.
 //!
@@ -28,7 +28,7 @@
 
 use core::ops::{Index, IndexMut};
 
-use super::lanes::{Lanes, as_lanes, as_lanes_ref};
+use super::layout::{Lanes, as_lanes, as_lanes_ref};
 use crate::definition::instances::{MAX_RATE, Variant};
 use crate::definition::pad;
 use crate::definition::paff::{SUBBLOCKS, State, paff_rounds};
@@ -353,7 +353,7 @@ pub(crate) unsafe fn absorb<T: Vector<1>, V: Variant>(state: &mut State, blocks:
 /// Squeezes the digest (`V::DIGEST` bytes) from a kernel's state into
 /// `out`, with compile-time trip counts, so every subblock index is a
 /// constant and the state never leaves the kernel's registers (one Paff
-/// between two rate blocks: Pavelor-1024).
+/// between two rate blocks, when the digest is longer than the rate).
 ///
 /// # Safety
 /// See [`Vector`].
@@ -421,6 +421,40 @@ pub(crate) unsafe fn hash<T: Vector<1>, V: Variant>(
         T::wipe_scratch(&mut scratch);
     }
 }
+
+/// Stamps out the entry points of a batch kernel of `$lanes` lanes from its
+/// token type, target-feature string and [`Vector<$lanes>`] type: the safe
+/// `$absorb::<V>` and the `#[target_feature]` `$absorb_impl` it calls (the
+/// function the constant-time static check disassembles).
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+macro_rules! lane_kernel {
+    ($token:ty, $features:literal, $lanes:literal, $vec:ty, $absorb:ident, $absorb_impl:ident) => {
+        /// Absorbs `min_l blocks[l].len() / V::RATE` blocks into each of the
+        /// interleaved states.
+        #[inline]
+        pub(crate) fn $absorb<V: $crate::definition::instances::Variant>(
+            _token: $token,
+            st: &mut $crate::backend::layout::Lanes<$lanes>,
+            blocks: [&[u8]; $lanes],
+        ) {
+            // SAFETY: the token proves the target features.
+            unsafe { $absorb_impl::<V>(st, blocks) }
+        }
+
+        /// # Safety
+        /// The CPU must support the kernel's target features.
+        #[target_feature(enable = $features)]
+        unsafe fn $absorb_impl<V: $crate::definition::instances::Variant>(
+            st: &mut $crate::backend::layout::Lanes<$lanes>,
+            blocks: [&[u8]; $lanes],
+        ) {
+            // SAFETY: the target features are enabled here.
+            unsafe { $crate::backend::kernel::absorb_lanes::<$lanes, $vec, V>(st, blocks) }
+        }
+    };
+}
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub(crate) use lane_kernel;
 
 /// Stamps out the safe entry points of a single-message kernel from its
 /// token type, target-feature string and [`Vector<1>`] type:

@@ -8,7 +8,7 @@ use core::mem::MaybeUninit;
 use core::ops::{Index, IndexMut};
 
 use super::{Regs, Vector};
-use crate::backend::lanes::Lanes;
+use crate::backend::layout::Lanes;
 use crate::definition::instances::MAX_RATE;
 use crate::definition::paff::{RC, ROUNDS, SUBBLOCKS};
 

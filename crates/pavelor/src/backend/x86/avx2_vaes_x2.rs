@@ -11,7 +11,7 @@
 //! OSXSAVE and AVX (leaf 1), the OS saving `xmm` and `ymm` state (XCR0 bits
 //! 1 and 2), AVX2 and VAES (leaf 7). The answer is cached.
 //!
-//! The state layout is [`Lanes<2>`]: subblock `j` of both lanes is
+//! The state layout is [`Lanes<2>`](crate::backend::layout::Lanes): subblock `j` of both lanes is
 //! 32 contiguous bytes, one `ymm` load. On x86-64, Paff is the VEX program
 //! `build.rs` generates from the wiring tables (`generated/paff_vex_ymm.rs`),
 //! rendered on `ymm` registers
@@ -28,11 +28,9 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 use core::sync::atomic::{AtomicU8, Ordering};
 
-use crate::backend::kernel::absorb_lanes;
+use crate::backend::kernel::lane_kernel;
 #[cfg(pavelor_split)]
 use crate::backend::kernel::{IN_REGS, RC_ALIGNED_X2, SpillArea, SplitPaff};
-use crate::backend::lanes::Lanes;
-use crate::definition::instances::Variant;
 
 /// Proof that the CPU has AES-NI, AVX2 and VAES with `ymm` state enabled;
 /// only [`Token::detect`] makes one.
@@ -128,18 +126,11 @@ unsafe fn paff_split_ymm(r: &mut [Ymm; IN_REGS], spill: &mut SpillArea<Ymm>) {
     unsafe { include!("generated/paff_vex_ymm.rs") }
 }
 
-/// Absorbs `min_l blocks[l].len() / V::RATE` blocks into each of the two
-/// interleaved states.
-#[inline]
-pub(crate) fn absorb_x2<V: Variant>(_token: Token, st: &mut Lanes<2>, blocks: [&[u8]; 2]) {
-    // SAFETY: the token proves AVX2 + VAES.
-    unsafe { absorb_x2_impl::<V>(st, blocks) }
-}
-
-/// # Safety
-/// The CPU must support AES-NI, AVX2 and VAES.
-#[target_feature(enable = "aes,sse2,avx,avx2,vaes")]
-unsafe fn absorb_x2_impl<V: Variant>(st: &mut Lanes<2>, blocks: [&[u8]; 2]) {
-    // SAFETY: the target features are enabled here.
-    unsafe { absorb_lanes::<2, Ymm, V>(st, blocks) }
-}
+lane_kernel!(
+    Token,
+    "aes,sse2,avx,avx2,vaes",
+    2,
+    Ymm,
+    absorb_x2,
+    absorb_x2_impl
+);

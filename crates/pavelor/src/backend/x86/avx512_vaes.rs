@@ -13,8 +13,9 @@
 //! `hash_impl`).
 //!
 //! Constant-time: `AESENC` has data-independent timing; message and state
-//! bytes only live in vector registers (and the wiped padding buffer), and
-//! the only branches are on public lengths.
+//! bytes only live in vector registers (the one-shot reads the last block
+//! with masked loads: no padding buffer), and the only branches are on
+//! public lengths.
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;

@@ -2,7 +2,7 @@
 //! states in the 128-bit lanes of `zmm` registers (`vaesenc zmm`: four AES
 //! rounds, one per message). Used by the `avx512-vaes` backend's batches.
 //!
-//! The state layout is [`Lanes<4>`]: subblock `j` of all lanes is 64
+//! The state layout is [`Lanes<4>`](crate::backend::layout::Lanes): subblock `j` of all lanes is 64
 //! contiguous bytes, one vector load. The Paff round and the absorb body
 //! are the shared ones (the wiring macro, [`crate::backend::kernel`]);
 //! `RC[i]` is broadcast to every lane.
@@ -15,9 +15,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::backend::kernel::{Vector, absorb_lanes, state_in_regs};
-use crate::backend::lanes::Lanes;
-use crate::definition::instances::Variant;
+use crate::backend::kernel::{Vector, lane_kernel, state_in_regs};
 use crate::definition::paff::RC;
 
 /// The level's proof: the batch kernels need exactly the features of the
@@ -76,18 +74,11 @@ impl Vector<4> for Zmm {
     }
 }
 
-/// Absorbs `min_l blocks[l].len() / V::RATE` blocks into each of the four
-/// interleaved states.
-#[inline]
-pub(crate) fn absorb_x4<V: Variant>(_token: Token, st: &mut Lanes<4>, blocks: [&[u8]; 4]) {
-    // SAFETY: the token proves the target features.
-    unsafe { absorb_x4_impl::<V>(st, blocks) }
-}
-
-/// # Safety
-/// The CPU must support AVX-512 F/VL/BW and VAES.
-#[target_feature(enable = "aes,sse2,avx,avx2,avx512f,avx512vl,avx512bw,vaes")]
-unsafe fn absorb_x4_impl<V: Variant>(st: &mut Lanes<4>, blocks: [&[u8]; 4]) {
-    // SAFETY: the target features are enabled here.
-    unsafe { absorb_lanes::<4, Zmm, V>(st, blocks) }
-}
+lane_kernel!(
+    Token,
+    "aes,sse2,avx,avx2,avx512f,avx512vl,avx512bw,vaes",
+    4,
+    Zmm,
+    absorb_x4,
+    absorb_x4_impl
+);

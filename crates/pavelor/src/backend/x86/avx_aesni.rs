@@ -1,8 +1,8 @@
 //! x86 single-message kernel, backend `aesni-avx`: VEX encoding of
 //! `AESENC` (`vaesenc xmm`, three-operand, 16 `xmm` registers). Needs only
 //! AES-NI and AVX (Sandy Bridge / Bulldozer and later); it is the
-//! single-message kernel of the `aesni-avx` and `avx2-vaes` backends, and
-//! the default on CPUs without AVX-512 VL + VAES.
+//! single-message kernel of the `aesni-avx` and `avx2-vaes` backends
+//! (`aesni-avx` is the default on CPUs with AVX but without VAES).
 //!
 //! On x86-64, Paff is the assembly `build.rs` generates for this encoding
 //! from the wiring tables (`generated/paff_vex.rs`): 15 subblocks in

@@ -1,5 +1,5 @@
-//! The x86 vector types, written once per register width: [`vector_128!`]
-//! (one state per `xmm` register) and [`vector_256!`] (two states per
+//! The x86 vector types, written once per register width: `vector_128!`
+//! (one state per `xmm` register) and `vector_256!` (two states per
 //! `ymm` register). The same intrinsics serve every level of a width; the
 //! encoding (SSE, VEX or EVEX) and the register file come from the target
 //! features of the kernel function they are inlined into. Each level

@@ -4,17 +4,15 @@
 use core::fmt;
 
 use crate::backend::Available;
-use crate::backend::lanes::{LaneKernel, Lanes, get_lane, set_lane};
+use crate::backend::layout::{Lanes, get_lane, set_lane};
+use crate::backend::{LaneKernel, MAX_LANES};
 use crate::core_api::PavelorCore;
 use crate::definition::instances::Variant;
-use crate::definition::paff::State;
+use crate::definition::paff::{SUBBLOCKS, State};
 use crate::hasher::Pavelor;
 use crate::sponge::Sponge;
 use crate::wipe::wipe;
 use digest::Output;
-
-/// The most lanes any backend has (the 4-lane `zmm` kernel).
-const MAX_LANES: usize = 4;
 
 /// Errors of [`LaneHasher`]. Nothing is changed when one is returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,7 +155,7 @@ impl<V: Variant> LaneHasher<V> {
     pub fn with_backend(backend: Available) -> Self {
         LaneHasher {
             backend,
-            states: [[[0; 16]; 20]; MAX_LANES],
+            states: [[[0; 16]; SUBBLOCKS]; MAX_LANES],
             busy: [false; MAX_LANES],
             _variant: core::marker::PhantomData,
         }
@@ -337,7 +335,7 @@ fn run_group<V: Variant, const N: usize, K: LaneKernel<N>>(
     idx: [usize; N],
     chunks: &[&[u8]],
 ) {
-    let mut st: Lanes<N> = [[[0; 16]; N]; 20];
+    let mut st: Lanes<N> = [[[0; 16]; N]; SUBBLOCKS];
     for (l, &i) in idx.iter().enumerate() {
         set_lane(&mut st, l, &states[i]);
     }
