@@ -48,6 +48,31 @@ fn root_exports(lib: &str) -> BTreeMap<String, String> {
     out
 }
 
+/// The first path segment after each `prefix` in `code`, every name of a
+/// `prefix{a, b::c}` group included (`a`, `b`).
+fn named_after(code: &str, prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices(prefix) {
+        let rest = &code[i + prefix.len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let inner = group.split('}').next().unwrap_or("");
+            out.extend(
+                inner
+                    .split(',')
+                    .map(|s| s.trim().split("::").next().unwrap_or("").to_string()),
+            );
+        } else {
+            out.push(
+                rest.chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect(),
+            );
+        }
+    }
+    out.retain(|n| !n.is_empty() && n != "*");
+    out
+}
+
 /// `top-level module → modules it uses`.
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -76,28 +101,10 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
             let deps = g.entry(top.clone()).or_default();
             for line in text.lines() {
                 let code = line.split("//").next().unwrap_or("");
-                for (i, _) in code.match_indices("crate::") {
-                    let rest = &code[i + 7..];
-                    let names: Vec<String> = if let Some(group) = rest.strip_prefix('{') {
-                        group
-                            .split('}')
-                            .next()
-                            .unwrap_or("")
-                            .split(',')
-                            .map(|s| s.trim().split("::").next().unwrap_or("").to_string())
-                            .collect()
-                    } else {
-                        vec![
-                            rest.chars()
-                                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                                .collect(),
-                        ]
-                    };
-                    for name in names.into_iter().filter(|n| !n.is_empty()) {
-                        let module = exports.get(&name).cloned().unwrap_or(name);
-                        if module != top {
-                            deps.insert(module);
-                        }
+                for name in named_after(code, "crate::") {
+                    let module = exports.get(&name).cloned().unwrap_or(name);
+                    if module != top {
+                        deps.insert(module);
                     }
                 }
             }
@@ -198,28 +205,10 @@ fn backend_graph() -> BTreeMap<String, BTreeSet<String>> {
                     prefixes.push("super::");
                 }
                 for prefix in prefixes {
-                    for (i, _) in code.match_indices(prefix) {
-                        let rest = &code[i + prefix.len()..];
-                        let names: Vec<String> = if let Some(group) = rest.strip_prefix('{') {
-                            group
-                                .split('}')
-                                .next()
-                                .unwrap_or("")
-                                .split(',')
-                                .map(|s| s.trim().split("::").next().unwrap_or("").to_string())
-                                .collect()
-                        } else {
-                            vec![
-                                rest.chars()
-                                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                                    .collect(),
-                            ]
-                        };
-                        for n in names.into_iter().filter(|n| !n.is_empty() && n != "*") {
-                            let target = resolve(&n);
-                            if target != node {
-                                deps.insert(target);
-                            }
+                    for n in named_after(code, prefix) {
+                        let target = resolve(&n);
+                        if target != node {
+                            deps.insert(target);
                         }
                     }
                 }
