@@ -96,8 +96,8 @@ pub const DISTURBED_RERUNS: usize = 2;
 pub const IMPLAUSIBLE_BELOW_BOUND: f64 = 0.5;
 
 /// A library's figure is CACHED when its fastest trial on the repeated
-/// message is more than this factor faster than its check trial on
-/// distinct messages (best of up to three).
+/// message is more than this factor faster than every one of its
+/// undisturbed check trials on distinct messages ([`CHECK_TRIALS`]).
 pub const CACHED_FACTOR: f64 = 1.5;
 
 /// Why a figure has no value.
@@ -125,6 +125,9 @@ pub enum FaultKind {
     Cached,
     /// Faster than the AES-throughput bound allows.
     Implausible,
+    /// Every check trial on distinct messages was slower than the figure
+    /// and disturbed: the figure cannot be checked.
+    Unverified,
 }
 
 /// A figure that could not be measured: what kind of failure, and one
@@ -799,12 +802,22 @@ fn check_bound(
     Ok(())
 }
 
-/// A library's check trial on distinct messages, up to three times (best
-/// of them), against the figure's fastest trial ([`CACHED_FACTOR`]).
 /// A worker's checked answer: its result, its command line and its wall
 /// time, seconds.
 type Answer = (TrialResult, Vec<String>, f64);
 
+/// Check trials on distinct messages that may count against a library
+/// before it is CACHED.
+pub const CHECK_TRIALS: usize = 3;
+
+/// A library's check trials on distinct messages against the figure's
+/// fastest trial ([`CACHED_FACTOR`]). A check trial within the factor ends
+/// the check. One outside it counts against the library only if it was not
+/// disturbed ([`disturbance`]): waiting for the CPU makes a trial slower,
+/// never faster, so a disturbed slow trial says nothing and is run again.
+/// After [`CHECK_TRIALS`] undisturbed slow trials the library is CACHED;
+/// if the attempts ([`CHECK_TRIALS`] plus [`DISTURBED_RERUNS`]) run out
+/// first, its figure is UNVERIFIED, not accused and not passed.
 fn check_consistency(
     m: &mut Measurement,
     spec: &TrialSpec,
@@ -819,20 +832,41 @@ fn check_consistency(
         .plan
         .timeout_per_process_s
         .max(m.calibration.ns as f64 / 1e9 * 3.0 + 60.0);
-    let mut best = f64::MAX;
-    for _ in 0..=DISTURBED_RERUNS {
-        let (t, _, _) = run(&check, limit)?;
-        best = best.min(per_call(&t));
+    let mut best_clean = f64::MAX;
+    let mut clean = 0;
+    let mut best_disturbed = f64::MAX;
+    for _ in 0..CHECK_TRIALS + DISTURBED_RERUNS {
+        let (mut t, _, _) = run(&check, limit)?;
+        let this = per_call(&t);
+        t.disturbed = disturbance(&t);
+        let disturbed = t.disturbed.is_some();
         m.check_trials.push(t);
-        if fastest * CACHED_FACTOR >= best {
+        if fastest * CACHED_FACTOR >= this {
             return Ok(());
         }
+        if disturbed {
+            best_disturbed = best_disturbed.min(this);
+        } else {
+            best_clean = best_clean.min(this);
+            clean += 1;
+            if clean == CHECK_TRIALS {
+                break;
+            }
+        }
+    }
+    if clean == 0 {
+        return Err(Fault::new(
+            FaultKind::Unverified,
+            format!(
+                "{what}: every check trial on distinct messages waited for the CPU and was slower ({best_disturbed:.0} per call against {fastest:.0}); the figure cannot be checked"
+            ),
+        ));
     }
     Err(Fault::new(
         FaultKind::Cached,
         format!(
-            "{what}: {fastest:.0} per call on the repeated message but {best:.0} on distinct messages ({:.1}x): it answers repeated calls without hashing",
-            best / fastest
+            "{what}: {fastest:.0} per call on the repeated message but {best_clean:.0} on distinct messages ({:.1}x, {clean} undisturbed check trials): it answers repeated calls without hashing",
+            best_clean / fastest
         ),
     ))
 }
@@ -962,6 +996,59 @@ mod tests {
         let none = check_bound(&fig(bound, None), alg, Some(0.3));
         assert_eq!(none.map_err(|f| f.kind), Err(FaultKind::Untrusted));
         assert!(check_bound(&fig(0.1 * bound, None), alg, None).is_ok());
+    }
+
+    /// The check trials' outcomes `(ticks per call, disturbed)` in turn
+    /// against a figure of 100 ticks per call: what the check decides and
+    /// how many check trials it ran.
+    fn consistency(outcomes: &[(u64, bool)]) -> (Result<(), FaultKind>, usize) {
+        let mut figure = trial(None);
+        figure.cycles = 100 * figure.calls;
+        let mut m = measurement(vec![figure]);
+        let spec = TrialSpec {
+            op: "x".into(),
+            size: 65536,
+            calls: 10,
+            warmups: 0,
+            force_ticks: true,
+            cpu: None,
+            lib: None,
+            messages: Messages::Repeated,
+        };
+        let next = std::cell::Cell::new(0);
+        let run = |s: &TrialSpec, _: f64| -> Result<Answer, Fault> {
+            assert_eq!(s.messages, Messages::Distinct);
+            let (per_call, disturbed) = outcomes[next.get()];
+            next.set(next.get() + 1);
+            let mut t = trial(None);
+            t.cycles = per_call * t.calls;
+            t.ns = 1_000_000;
+            t.sched.run_delay_ns = Some(if disturbed { 500_000 } else { 0 });
+            Ok((t, Vec::new(), 0.0))
+        };
+        let r = check_consistency(&mut m, &spec, &run, "x").map_err(|f| f.kind);
+        assert_eq!(m.check_trials.len(), next.get());
+        (r, next.get())
+    }
+
+    #[test]
+    fn only_undisturbed_check_trials_count_against_a_library() {
+        let clean = |t| (t, false);
+        let busy = |t| (t, true);
+        // Within 1.5x: done after one, disturbed or not.
+        assert_eq!(consistency(&[clean(150)]), (Ok(()), 1));
+        assert_eq!(consistency(&[busy(120)]), (Ok(()), 1));
+        // Slow while the CPU was busy says nothing: run again.
+        assert_eq!(consistency(&[busy(300), clean(110)]), (Ok(()), 2));
+        // Three undisturbed slow trials: CACHED.
+        let slow = [clean(151), busy(900), clean(200), clean(400)];
+        assert_eq!(consistency(&slow), (Err(FaultKind::Cached), 4));
+        // The attempts run out with one undisturbed slow trial: CACHED.
+        let few = [busy(300), busy(300), clean(300), busy(300), busy(300)];
+        assert_eq!(consistency(&few), (Err(FaultKind::Cached), 5));
+        // Every one disturbed: neither accused nor passed.
+        let all = [busy(300); CHECK_TRIALS + DISTURBED_RERUNS];
+        assert_eq!(consistency(&all), (Err(FaultKind::Unverified), all.len()));
     }
 
     #[test]

@@ -2,12 +2,16 @@
 //! figure in a performance table traces to a record file holding it. The
 //! KAT step uses the official answers built into the binary (no
 //! KAT files needed).
+//!
+//! The tests run one at a time ([`common::serial`]): one of them pins its
+//! campaign to CPU 0 and asserts a library's figures, which a campaign of
+//! another test on that CPU would disturb.
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
 mod common;
 
-use common::{cc_shared, our_crypthash};
+use common::{cc_shared, our_crypthash, serial};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -15,6 +19,7 @@ use assert_cmd::Command;
 
 #[test]
 fn tiny_report_has_every_section_and_traceable_figures() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("report");
     Command::cargo_bin("pavelor")
@@ -137,6 +142,7 @@ fn fails_fast(cmd: &mut Command, needle: &str) {
 
 #[test]
 fn report_rejects_bad_options() {
+    let _serial = serial();
     for args in [
         &["report", "--sizes", "0"][..],
         &["report", "--trials", "0"],
@@ -153,6 +159,7 @@ fn report_rejects_bad_options() {
 
 #[test]
 fn report_validates_everything_before_measuring() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let quick = ["report", "--quick", "--no-compare", "--sizes", "32"];
@@ -216,6 +223,7 @@ fn report_validates_everything_before_measuring() {
 /// `--cpu` is checked against the affinity mask (`taskset`), not the CPU count.
 #[test]
 fn cpu_is_checked_against_the_affinity_mask() {
+    let _serial = serial();
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     if cpus < 2 {
         // One CPU: no CPU can be outside the mask; checked on the CI machine (2 CPUs).
@@ -290,6 +298,7 @@ fn json(path: &Path) -> serde_json::Value {
 /// its status, only the correct one is timed, the exit status is non-zero.
 #[test]
 fn libraries_are_gated_isolated_and_measured_side_by_side() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let good = our_crypthash();
     let wrong = cc_shared(dir.path(), "wrong", WRONG);
@@ -463,6 +472,7 @@ fn libraries_are_gated_isolated_and_measured_side_by_side() {
 /// the exit status is non-zero.
 #[test]
 fn bench_times_a_library_and_refuses_a_wrong_one() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let good = our_crypthash();
     let wrong = cc_shared(dir.path(), "wrong", WRONG);
@@ -492,6 +502,7 @@ fn bench_times_a_library_and_refuses_a_wrong_one() {
 /// FAIL at the top, and the exit status is non-zero.
 #[test]
 fn kat_failure_still_writes_the_report_and_fails() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let kat = dir.path().join("kat");
     std::fs::create_dir(&kat).unwrap();
@@ -546,6 +557,7 @@ fn kat_failure_still_writes_the_report_and_fails() {
 /// the exit status is non-zero.
 #[test]
 fn a_library_failing_while_timed_gets_that_status_and_no_figure() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let good = our_crypthash();
     let shim = format!(
@@ -689,6 +701,7 @@ fn report_one_lib(out: &Path, name: &str, so: &Path, timeout: &str) -> std::proc
 /// still a PASS and is timed: its output cannot reach the worker's answer.
 #[test]
 fn a_library_printing_on_stdout_still_passes_and_is_timed() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let good = our_crypthash();
     let src = forwarding_shim(
@@ -725,6 +738,7 @@ static int said;"#,
 /// no forked child survives its worker.
 #[test]
 fn a_library_forking_a_sleeper_neither_hangs_the_campaign_nor_leaves_it_running() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let good = our_crypthash();
     let pids = dir.path().join("pids");
@@ -774,6 +788,7 @@ fn a_library_forking_a_sleeper_neither_hangs_the_campaign_nor_leaves_it_running(
 /// bytes past the digest, and 68 past the 32 bytes of the 256-bit call.
 #[test]
 fn bad_input_checks_see_writes_past_the_instance_digest() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let so = cc_shared(
         dir.path(),
@@ -815,6 +830,7 @@ int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned c
 /// records the 64-byte name instead of crashing on the 65th.
 #[test]
 fn an_instance_name_without_nul_is_read_to_64_bytes_only() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let so = cc_shared(
         dir.path(),
@@ -856,6 +872,7 @@ int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned c
 /// rule: min(20000, max(ceil(T / t1), ceil(100 / trials))).
 #[test]
 fn the_measured_message_and_plan_are_the_harness_s() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("messages.bin");
     // Once per process, a 100-byte message this library is given 20 times
@@ -934,6 +951,7 @@ fn the_measured_message_and_plan_are_the_harness_s() {
 /// host measures under both and its report lists no problem.)
 #[test]
 fn host_checks_refuse_or_head_the_report() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let strict = dir.path().join("strict");
     let args = [
@@ -997,6 +1015,7 @@ fn host_checks_refuse_or_head_the_report() {
 /// trial, a KAT log or a derived figure, one at a time, is caught.
 #[test]
 fn the_niccs_dataset_passes_the_check_and_tampering_does_not() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r");
     let run = pavelor()

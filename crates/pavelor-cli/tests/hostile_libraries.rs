@@ -20,21 +20,13 @@
 
 mod common;
 
-use common::{cc_shared, our_crypthash};
+use common::{cc_shared, our_crypthash, serial};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-
-/// One report run at a time (see the file's doc).
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// A line past libtest's capture (visible in plain `cargo test` output).
 fn say(line: &str) {

@@ -51,6 +51,10 @@ pub enum LibStatus {
     /// Faster than the machine's AES throughput allows.
     #[serde(rename = "IMPLAUSIBLE")]
     Implausible,
+    /// Its check trials on distinct messages were slower than its figure
+    /// and every one of them waited for the CPU: the figure is withheld.
+    #[serde(rename = "UNVERIFIED")]
+    Unverified,
     /// A worker's answer did not hold against what the campaign knows
     /// (nonce, process, call count, time).
     #[serde(rename = "UNTRUSTED ANSWER")]
@@ -72,6 +76,7 @@ impl LibStatus {
             LibStatus::Overwrite => "WRITES OUTSIDE DIGEST",
             LibStatus::Cached => "CACHED",
             LibStatus::Implausible => "IMPLAUSIBLE",
+            LibStatus::Unverified => "UNVERIFIED",
             LibStatus::Untrusted => "UNTRUSTED ANSWER",
             LibStatus::LoadError => "LOAD ERROR",
         }
@@ -89,6 +94,7 @@ impl LibStatus {
             FaultKind::Untrusted => LibStatus::Untrusted,
             FaultKind::Cached => LibStatus::Cached,
             FaultKind::Implausible => LibStatus::Implausible,
+            FaultKind::Unverified => LibStatus::Unverified,
         }
     }
 }

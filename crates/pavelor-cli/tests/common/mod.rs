@@ -6,7 +6,17 @@
 use std::fs;
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// One measuring run at a time within a test binary: a campaign whose
+/// figures a test asserts must not share its CPU with another test's, or
+/// its trials wait for the CPU and its figures are disturbed.
+pub fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// `len` varied bytes from a xorshift generator started at `state | 1`.
 pub fn xorshift_bytes(len: usize, state: u64) -> Vec<u8> {
