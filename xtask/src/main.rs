@@ -3,7 +3,7 @@
 //!
 //! `cargo xtask iccs --out DIR` builds the ICCS `CryptHash` library of
 //! `pavelor-ffi` once per instance and writes, for each instance,
-//! `DIR/Pavelor-<bits>/{libCryptHash.so, libCryptHash.a,
+//! `DIR/Pavelor-BITS/{libCryptHash.so, libCryptHash.a,
 //! CryptHash_AlgorithmInstance.h}`.
 
 mod openssl;
@@ -42,9 +42,9 @@ enum Task {
     /// Build the ICCS CryptHash libraries (one per instance) with their headers.
     ///
     /// For each instance, runs `cargo build --release -p pavelor-ffi
-    /// --no-default-features --features instance-<bits>` in its own target
+    /// --no-default-features --features instance-BITS` in its own target
     /// directory (so the builds do not overwrite each other), then writes
-    /// DIR/Pavelor-<bits>/libCryptHash.so, libCryptHash.a and
+    /// DIR/Pavelor-BITS/libCryptHash.so, libCryptHash.a and
     /// CryptHash_AlgorithmInstance.h. All builds finish before anything is
     /// written; each file is written to a temporary name and renamed, so no
     /// half-written file ever carries a final name.
@@ -64,7 +64,7 @@ enum Task {
 
 #[derive(Args)]
 struct IccsArgs {
-    /// Output directory (created if missing); gets one Pavelor-<bits>/
+    /// Output directory (created if missing); gets one Pavelor-BITS/
     /// subdirectory per instance.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -75,7 +75,7 @@ struct IccsArgs {
     instances: Vec<Algorithm>,
 
     /// Root of the per-instance cargo target directories
-    /// [default: $CARGO_TARGET_DIR/iccs, else <workspace>/target/iccs].
+    /// [default: $CARGO_TARGET_DIR/iccs, else WORKSPACE/target/iccs].
     #[arg(long, value_name = "DIR")]
     build_dir: Option<PathBuf>,
 

@@ -32,7 +32,7 @@ pub struct OpensslArgs {
     out: PathBuf,
 
     /// Cargo target directory for the build
-    /// [default: $CARGO_TARGET_DIR/openssl, else <workspace>/target/openssl].
+    /// [default: $CARGO_TARGET_DIR/openssl, else WORKSPACE/target/openssl].
     #[arg(long, value_name = "DIR")]
     build_dir: Option<PathBuf>,
 

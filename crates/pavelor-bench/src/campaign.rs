@@ -268,7 +268,7 @@ impl Method {
 /// All trials of one operation at one message length.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Measurement {
-    /// [`Operation::id`].
+    /// [`Operation::id`](crate::ops::Operation::id).
     pub op: String,
     /// Message length in bytes.
     pub size: usize,
@@ -658,7 +658,7 @@ impl Budget {
 /// fresh process: its warm-up calls, then exactly the planned calls between
 /// the two counter reads.
 ///
-/// Beyond the harness: every answer is checked ([`run_worker`]); a
+/// Beyond the harness: every answer is checked (`run_worker`); a
 /// disturbed trial is run again up to [`Method::disturbed_reruns`] times; a
 /// Pavelor figure faster than the AES bound of its own trial is
 /// IMPLAUSIBLE; a library's figure must agree with a check trial on

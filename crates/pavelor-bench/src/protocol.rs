@@ -154,7 +154,7 @@ pub fn parse_nonce(input: &str) -> u64 {
 /// What a worker is asked to do.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TrialSpec {
-    /// [`Operation::id`].
+    /// [`Operation::id`](crate::ops::Operation::id).
     pub op: String,
     /// Message length in bytes.
     pub size: usize,

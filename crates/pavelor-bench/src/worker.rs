@@ -301,7 +301,7 @@ fn answer_channel() -> Result<Box<dyn std::io::Write>, String> {
 
 /// The worker's entry point: reads the spec from `arg` (JSON), writes the
 /// result (JSON) on the stdout it was started with, which nothing else in
-/// the process can write to (see [`answer_channel`]). Returns the process
+/// the process can write to (see `answer_channel`). Returns the process
 /// exit status.
 pub fn main_with_arg(arg: &str) -> i32 {
     // The memory limit first, before a library is loaded.

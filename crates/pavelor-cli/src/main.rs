@@ -8,6 +8,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod bench;
 mod kat;
+mod manual;
 mod options;
 mod report;
 mod std_fds;
@@ -41,6 +42,10 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Measure this machine and write the NICCS §3.5 report (report.md, records/, charts).
     Report(Box<report::ReportArgs>),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
+    Completions(manual::CompletionsArgs),
+    /// Write the man pages (pavelor.1 and one per subcommand) into a directory.
+    Manpages(manual::ManpagesArgs),
     /// Internal: one measurement trial (started by `report`).
     #[command(name = "__trial", hide = true)]
     Trial {
@@ -72,7 +77,11 @@ fn main() -> ExitCode {
     // succeeds).
     if matches!(
         cli.command,
-        Command::Kat(_) | Command::Bench(_) | Command::Report(_)
+        Command::Kat(_)
+            | Command::Bench(_)
+            | Command::Report(_)
+            | Command::Completions(_)
+            | Command::Manpages(_)
     ) && std_fds::was_closed(std_fds::StdFd::Out)
     {
         terminal::errln!("write error: {}", terminal::io_msg(&std_fds::ebadf()));
@@ -104,6 +113,8 @@ fn main() -> ExitCode {
         Command::Kat(cmd) => kat::run(&cmd, env_backend),
         Command::Report(args) => report::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Completions(args) => manual::completions(&args, Cli::command()),
+        Command::Manpages(args) => manual::manpages(&args, Cli::command()),
         Command::Trial { spec } => {
             ExitCode::from(pavelor_bench::worker::main_with_arg(&spec) as u8)
         }

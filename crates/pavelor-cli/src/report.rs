@@ -39,7 +39,7 @@ pub struct ReportArgs {
     /// Use the time-stamp counter even where the hardware cycle counter is available.
     #[arg(long)]
     ticks: bool,
-    /// Check a report directory without measuring: its NICCS datasets (DIR/niccs/<id>/) by the rules of the harness's validator, every record's derived figures against its trials, and report.md and the charts against what the records give, byte for byte; or check one harness dataset directory. Exit 1 naming the first problem.
+    /// Check a report directory without measuring: its NICCS datasets (DIR/niccs/ID/) by the rules of the harness's validator, every record's derived figures against its trials, and report.md and the charts against what the records give, byte for byte; or check one harness dataset directory. Exit 1 naming the first problem.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["render", "quick", "libs", "kat_dir", "sizes", "trials", "trial_seconds", "cpu", "ticks", "system_id", "niccs_subject", "require_fixed_host", "skip_2_33", "no_compare", "baseline"])]
     check: Option<PathBuf>,
     /// Rewrite a report directory's report.md and charts from its records, without measuring; given a harness dataset directory, print the harness's page of it.

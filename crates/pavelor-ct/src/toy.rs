@@ -20,7 +20,7 @@ static TABLE: [u8; 256] = {
     t
 };
 
-/// LEAKY: substitutes every byte through [`TABLE`] (address depends on the
+/// LEAKY: substitutes every byte through `TABLE` (address depends on the
 /// secret byte) and folds the results.
 #[inline(never)]
 pub fn table_lookup(secret: &[u8]) -> u8 {

@@ -1,7 +1,7 @@
 //! The ICCS known-answer-test (KAT) files of Pavelor: their format, the
 //! SM3-based DRNG that makes their messages, and a verifier.
 //!
-//! * [`format`] parses and writes the four record layouts byte for byte.
+//! * [`format`](mod@format) parses and writes the four record layouts byte for byte.
 //! * [`drng`] is the Hash_DRBG-style generator over SM3.
 //! * [`suite`] names the four files of an instance and knows how each
 //!   record's message is made.

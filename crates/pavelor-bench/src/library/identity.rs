@@ -114,7 +114,7 @@ pub fn check_header(path: &Path) -> Result<(), HeaderError> {
 const HASH_CHUNK: usize = 1 << 20;
 
 /// The size and SHA-256 of what `file` holds from its start, read
-/// [`HASH_CHUNK`] bytes at a time.
+/// `HASH_CHUNK` bytes at a time.
 fn sha256_of(mut file: File) -> std::io::Result<(u64, String)> {
     file.seek(SeekFrom::Start(0))?;
     let mut hasher = sha2::Sha256::new();
@@ -139,7 +139,7 @@ fn sha256_of(mut file: File) -> std::io::Result<(u64, String)> {
 /// the first bytes (a file that is not an ELF shared object for this
 /// machine is refused there), the ELF tables are read on demand within
 /// [`elf::MAX_TABLE_BYTES`], and the SHA-256 is computed
-/// [`HASH_CHUNK`] bytes at a time. Every error is one line with the path.
+/// `HASH_CHUNK` bytes at a time. Every error is one line with the path.
 pub fn identify(path: &Path) -> Result<Identity, String> {
     let at = |e: String| format!("{}: {e}", path.display());
     let (file, ident) = open_checked(path).map_err(|e| e.to_string())?;
