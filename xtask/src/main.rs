@@ -6,6 +6,7 @@
 //! `DIR/Pavelor-BITS/{libCryptHash.so, libCryptHash.a,
 //! CryptHash_AlgorithmInstance.h}`.
 
+mod capi;
 mod openssl;
 
 use std::ffi::OsString;
@@ -54,6 +55,9 @@ enum Task {
     /// provider `pavelor`) and DIR/pavelor-openssl.cnf (an OPENSSL_CONF that
     /// activates it with the default provider).
     Openssl(openssl::OpensslArgs),
+    /// Install the C library (libpavelor.so.0, libpavelor.a, pavelor.h,
+    /// pavelor.pc, the CMake package) into --prefix, with cargo-c.
+    Capi(capi::CapiArgs),
     /// Derive the embedded official KAT answers (crates/pavelor-kat/data/) from the official KAT files (--from DIR).
     KatData(kat_data::KatDataArgs),
     /// Derive the test vectors (test-vectors/pavelor.json, from the official
@@ -94,6 +98,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Task::Iccs(args) => iccs(&args),
         Task::Openssl(args) => openssl::openssl(&args),
+        Task::Capi(args) => capi::run(&args),
         Task::KatData(args) => kat_data::run(&args),
         Task::Vectors(args) => vectors::run(&args),
     };

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The artefacts as their users get them, each installed outside the build
+# tree and used from there:
+#  1. the crates: `cargo doc` without a warning; `cargo package` of every
+#     published crate, each built from its .crate file alone (cargo's
+#     verification); `cargo install --path crates/pavelor-cli` into a fresh
+#     root, and that `pavelor` run from /;
+#  2. the C library: cargo-c installed from crates.io, `cargo xtask capi`
+#     into a prefix, then crates/pavelor-capi/tests/c/stream.c built against
+#     the installed files with nothing but `pkg-config --cflags --libs
+#     pavelor` and run natively and under valgrind memcheck, and built
+#     again through CMake's `find_package(pavelor)`, shared and static.
+# Prints the size of every artefact.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+work=$(mktemp -d "${TMPDIR:-/tmp}/pavelor-packaging.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+missing=()
+command -v pkg-config >/dev/null || missing+=(pkg-config)
+command -v cmake >/dev/null || missing+=(cmake)
+# cargo-c links libcurl/OpenSSL through cargo.
+[ -e /usr/include/openssl/ssl.h ] || missing+=(libssl-dev)
+if [ "${#missing[@]}" -gt 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+fi
+
+echo "--- cargo doc (RUSTDOCFLAGS=-D warnings)"
+RUSTDOCFLAGS="-D warnings" cargo doc --locked --workspace --no-deps
+
+echo "--- cargo package: each published crate built from its .crate alone"
+published=(pavelor pavelor-kat pavelor-bench pavelor-cli pavelor-ffi pavelor-capi)
+args=()
+for c in "${published[@]}"; do args+=(-p "$c"); done
+cargo package --locked "${args[@]}"
+for c in "${published[@]}"; do
+    f=target/package/$c-$(cargo pkgid -p "$c" | sed 's/.*[#@]//').crate
+    printf '%-28s %8d bytes\n' "$(basename "$f")" "$(stat -c %s "$f")"
+done
+
+echo "--- cargo install --path crates/pavelor-cli"
+cargo install --locked --path crates/pavelor-cli --root "$work/cargo-root" --target-dir target
+(cd / && printf 'abc' | "$work/cargo-root/bin/pavelor" sum -a 512)
+(cd / && "$work/cargo-root/bin/pavelor" kat verify -a 512)
+
+echo "--- the C library: cargo-c, cargo xtask capi, a C program via pkg-config only"
+if ! cargo cinstall --version >/dev/null 2>&1; then
+    cargo install --locked cargo-c --version 0.10.24+cargo-0.98.0
+fi
+prefix=$work/prefix
+cargo xtask capi --locked --prefix "$prefix"
+find "$prefix" -type f -printf '%P %s bytes\n' | sort
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+src=$root/crates/pavelor-capi/tests/c
+# shellcheck disable=SC2046 # the flags are words
+cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags pavelor) -I "$src" "$src/stream.c" \
+    $(pkg-config --libs pavelor) -Wl,-rpath,"$(pkg-config --variable=libdir pavelor)" \
+    -o "$work/stream"
+readelf -d "$work/stream" | grep -q 'NEEDED.*libpavelor.so.0' || {
+    echo "error: the program does not load libpavelor.so.0" >&2
+    exit 1
+}
+"$work/stream"
+valgrind --error-exitcode=1 --leak-check=full \
+    --errors-for-leak-kinds=definite,indirect,possible "$work/stream"
+
+echo "--- the C library through CMake: find_package(pavelor 0.1), shared and static"
+mkdir -p "$work/cmake"
+cat >"$work/cmake/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.16)
+project(pavelor_user C)
+find_package(pavelor 0.1 REQUIRED)
+add_executable(stream_shared "$src/stream.c")
+target_include_directories(stream_shared PRIVATE "$src")
+target_link_libraries(stream_shared PRIVATE pavelor::pavelor)
+add_executable(stream_static "$src/stream.c")
+target_include_directories(stream_static PRIVATE "$src")
+target_link_libraries(stream_static PRIVATE pavelor::pavelor_static)
+CMAKE
+cmake -S "$work/cmake" -B "$work/cmake/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/cmake/build" >/dev/null
+"$work/cmake/build/stream_shared"
+"$work/cmake/build/stream_static"
+if readelf -d "$work/cmake/build/stream_static" | grep -q libpavelor; then
+    echo "error: the static build loads libpavelor" >&2
+    exit 1
+fi
+# A version the package does not satisfy is refused.
+sed -i 's/find_package(pavelor 0.1 REQUIRED)/find_package(pavelor 0.2 REQUIRED)/' "$work/cmake/CMakeLists.txt"
+if cmake -S "$work/cmake" -B "$work/cmake/build2" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null 2>&1; then
+    echo "error: find_package(pavelor 0.2) accepted 0.1" >&2
+    exit 1
+fi
+echo "packaging: crates, cargo install and the C library (pkg-config, CMake, valgrind) OK"

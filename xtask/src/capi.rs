@@ -1,0 +1,137 @@
+//! `cargo xtask capi --prefix DIR`: installs the C library (`pavelor-capi`)
+//! into a prefix: `cargo cinstall` (cargo-c) puts `libpavelor.so.0` (its
+//! SONAME), `libpavelor.a`, `include/pavelor.h` and `pavelor.pc` there, and
+//! this adds the CMake package (`LIBDIR/cmake/pavelor/`), made from
+//! `crates/pavelor-capi/cmake/*.in` with the prefix-relative paths and the
+//! version the `.pc` file records.
+
+use std::path::{Component, Path, PathBuf};
+use std::process::Command;
+
+use clap::Args;
+
+#[derive(Args)]
+pub struct CapiArgs {
+    /// Installation prefix, absolute (the paths written into pavelor.pc).
+    #[arg(long, value_name = "DIR")]
+    prefix: PathBuf,
+
+    /// Library directory, relative to the prefix (Debian: lib/x86_64-linux-gnu).
+    #[arg(long, value_name = "DIR", default_value = "lib")]
+    libdir: PathBuf,
+
+    /// Stage the files under DESTDIR/PREFIX instead of PREFIX (packaging).
+    #[arg(long, value_name = "DIR")]
+    destdir: Option<PathBuf>,
+
+    /// Pass --locked to cargo.
+    #[arg(long)]
+    locked: bool,
+}
+
+/// The CMake package files: (template, installed name).
+const CMAKE_FILES: [(&str, &str); 2] = [
+    ("pavelorConfig.cmake.in", "pavelorConfig.cmake"),
+    (
+        "pavelorConfigVersion.cmake.in",
+        "pavelorConfigVersion.cmake",
+    ),
+];
+
+pub fn run(args: &CapiArgs) -> Result<(), String> {
+    if !args.prefix.is_absolute() {
+        return Err(format!(
+            "--prefix {}: not an absolute path",
+            args.prefix.display()
+        ));
+    }
+    let plain =
+        |p: &Path| p.is_relative() && p.components().all(|c| matches!(c, Component::Normal(_)));
+    if !plain(&args.libdir) || args.libdir.as_os_str().is_empty() {
+        return Err(format!(
+            "--libdir {}: must be a relative path inside the prefix",
+            args.libdir.display()
+        ));
+    }
+    let have_cargo_c = Command::new("cargo")
+        .args(["cinstall", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_cargo_c {
+        return Err("cargo-c is not installed (cargo install cargo-c --locked)".into());
+    }
+    let root = crate::workspace_root();
+    let libdir = args.prefix.join(&args.libdir);
+    let mut cmd = Command::new("cargo");
+    cmd.current_dir(&root)
+        .args(["cinstall", "--release", "-p", "pavelor-capi", "--prefix"])
+        .arg(&args.prefix)
+        .arg("--libdir")
+        .arg(&libdir)
+        .arg("--includedir")
+        .arg(args.prefix.join("include"));
+    if let Some(d) = &args.destdir {
+        cmd.arg("--destdir").arg(d);
+    }
+    if args.locked {
+        cmd.arg("--locked");
+    }
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run cargo cinstall: {e}"))?;
+    if !status.success() {
+        return Err(format!("cargo cinstall failed ({status})"));
+    }
+    // Where the files are now: DESTDIR/PREFIX/... when staged.
+    let staged = |p: &Path| match &args.destdir {
+        Some(d) => d.join(p.strip_prefix("/").unwrap_or(p)),
+        None => p.to_path_buf(),
+    };
+    let pc_path = staged(&libdir.join("pkgconfig/pavelor.pc"));
+    let pc = std::fs::read_to_string(&pc_path)
+        .map_err(|e| format!("cannot read {}: {e}", pc_path.display()))?;
+    let field = |name: &str| {
+        pc.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(str::trim)
+            .ok_or(format!("{}: no {name}", pc_path.display()))
+    };
+    let version = field("Version:")?;
+    let mut parts = version.split('.');
+    let (major, minor) = (parts.next().unwrap_or("0"), parts.next().unwrap_or("0"));
+    let soversion = major;
+    let static_libs = field("Libs.private:")?
+        .split_whitespace()
+        .filter_map(|f| f.strip_prefix("-l"))
+        .collect::<Vec<_>>()
+        .join(";");
+    let depth = args.libdir.components().count() + 2;
+    let up = vec![".."; depth].join("/");
+    let cmake_dir = staged(&libdir.join("cmake/pavelor"));
+    std::fs::create_dir_all(&cmake_dir)
+        .map_err(|e| format!("cannot create {}: {e}", cmake_dir.display()))?;
+    let templates = root.join("crates/pavelor-capi/cmake");
+    for (template, name) in CMAKE_FILES {
+        let path = templates.join(template);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = text
+            .replace("@PREFIX_FROM_HERE@", &up)
+            .replace("@LIBDIR@", &args.libdir.to_string_lossy())
+            .replace("@INCLUDEDIR@", "include")
+            .replace("@VERSION@", version)
+            .replace("@SOVERSION@", soversion)
+            .replace("@MAJOR@", major)
+            .replace("@MINOR@", minor)
+            .replace("@STATIC_LIBS@", &static_libs);
+        if text.contains('@') {
+            return Err(format!("{template}: a placeholder was left unreplaced"));
+        }
+        crate::write_atomically(&cmake_dir.join(name), text.as_bytes())?;
+    }
+    eprintln!(
+        "xtask: libpavelor {version} installed under {}",
+        staged(&args.prefix).display()
+    );
+    Ok(())
+}
