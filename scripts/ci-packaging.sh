@@ -34,9 +34,13 @@ echo "--- cargo package: each published crate built from its .crate alone"
 published=(pavelor pavelor-kat pavelor-bench pavelor-cli pavelor-ffi pavelor-capi)
 args=()
 for c in "${published[@]}"; do args+=(-p "$c"); done
-cargo package --locked "${args[@]}"
+# A target directory of its own: the verification builds compile the
+# crates again from the unpacked .crate files, and their artefacts must not
+# meet the workspace's own builds in target/.
+package_target=$work/package-target
+CARGO_TARGET_DIR=$package_target cargo package --locked "${args[@]}"
 for c in "${published[@]}"; do
-    f=target/package/$c-$(cargo pkgid -p "$c" | sed 's/.*[#@]//').crate
+    f=$package_target/package/$c-$(cargo pkgid -p "$c" | sed 's/.*[#@]//').crate
     printf '%-28s %8d bytes\n' "$(basename "$f")" "$(stat -c %s "$f")"
 done
 
