@@ -7,30 +7,16 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+
+use pavelor_test_c::{memcheck, run};
 
 /// The profile directory of this build (`target/debug`): the test binary is
 /// in its `deps/`.
 fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     exe.parent().unwrap().parent().unwrap().to_path_buf()
-}
-
-fn run(cmd: &mut Command) -> Output {
-    let shown = format!("{cmd:?}");
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
-    assert!(
-        out.status.success(),
-        "{shown} failed ({})\n--- stdout\n{}\n--- stderr\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 fn compile(dir: &Path) -> PathBuf {
@@ -65,31 +51,9 @@ fn the_c_program_passes_natively_and_under_memcheck() {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(stdout.starts_with("ok "), "{stdout}");
 
-    let have_valgrind = Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have_valgrind {
-        assert!(
-            std::env::var_os("PAVELOR_REQUIRE_VALGRIND").is_none_or(|v| v != "1"),
-            "valgrind is required (PAVELOR_REQUIRE_VALGRIND=1) but cannot be run"
-        );
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED: valgrind is not installed; stream.c not run under memcheck"
-        );
+    let Some(out) = memcheck(&exe, &[]) else {
         return;
-    }
-    let out = run(Command::new("valgrind")
-        .args([
-            "--tool=memcheck",
-            "--leak-check=full",
-            "--errors-for-leak-kinds=definite,indirect,possible",
-            "--error-exitcode=1",
-        ])
-        .arg(&exe));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("ERROR SUMMARY: 0 errors"), "{stderr}");
+    };
     // Valgrind's CPU lacks AVX-512, so another backend may run there.
     let checks = |s: &str| s.split(" (backend").next().unwrap_or_default().to_string();
     assert_eq!(

@@ -17,19 +17,11 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
-/// Writes to the process's stderr directly: libtest captures `eprintln!`
-/// of passing tests, and a skipped check must be seen in `cargo test` output.
-macro_rules! visible {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
-}
-
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use pavelor::Algorithm;
+use pavelor_test_c::{memcheck, run};
 
 /// Native libraries Rust's std needs when linking a staticlib on Linux/glibc.
 const STATIC_LINK_LIBS: [&str; 5] = ["-lpthread", "-ldl", "-lm", "-lrt", "-lutil"];
@@ -56,21 +48,6 @@ fn write_official_kat_2_12(dir: &Path, alg: Algorithm) -> PathBuf {
     let path = dir.join(kind.file_name(alg));
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn run(cmd: &mut Command) -> Output {
-    let shown = format!("{cmd:?}");
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
-    assert!(
-        out.status.success(),
-        "{shown} failed ({})\n--- stdout\n{}\n--- stderr\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 fn require_cc() {
@@ -197,32 +174,9 @@ fn c_driver_against_shared_and_static_libraries() {
 /// uninitialised memory, no leak. Skipped with a printed reason when
 /// valgrind is missing, unless `PAVELOR_REQUIRE_VALGRIND=1` (CI).
 fn memcheck_driver(exe: &Path, kat: &Path, name: &str) {
-    if !Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        assert!(
-            std::env::var_os("PAVELOR_REQUIRE_VALGRIND").is_none_or(|v| v != "1"),
-            "valgrind is required (PAVELOR_REQUIRE_VALGRIND=1) but cannot be run"
-        );
-        visible!(
-            "SKIPPED: valgrind is not installed; {} not run under memcheck",
-            exe.display()
-        );
+    let Some(out) = memcheck(exe, &[&kat.to_string_lossy(), "4097"]) else {
         return;
-    }
-    let out = run(Command::new("valgrind")
-        .args([
-            "--tool=memcheck",
-            "--leak-check=full",
-            "--errors-for-leak-kinds=definite,indirect,possible",
-            "--error-exitcode=1",
-        ])
-        .arg(exe)
-        .env_remove("LD_LIBRARY_PATH")
-        .arg(kat)
-        .arg("4097"));
+    };
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stdout.contains(&format!("{name}: 4097 KAT records OK, error cases OK")));

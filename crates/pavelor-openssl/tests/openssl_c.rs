@@ -32,9 +32,10 @@ macro_rules! visible {
 }
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use pavelor::{Algorithm, InstanceFn, Pavelor, Pavelor512, Variant};
+use pavelor_test_c::run;
 
 const KAT_HEADER: &str = include_str!("c/kat_vectors.h");
 
@@ -137,21 +138,6 @@ fn required(var: &str) -> bool {
 fn skip_or_fail(var: &str, why: &str) {
     assert!(!required(var), "{why}, but {var}=1");
     visible!("SKIPPED: {why} (set {var}=1 to make this fatal)");
-}
-
-fn run(cmd: &mut Command) -> Output {
-    let shown = format!("{cmd:?}");
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
-    assert!(
-        out.status.success(),
-        "{shown} failed ({})\n--- stdout\n{}\n--- stderr\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 /// The cdylib built by this `cargo test` invocation: the test binary lives
