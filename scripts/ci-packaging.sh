@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # The artefacts as their users get them, each installed outside the build
 # tree and used from there:
-#  1. the crates: `cargo doc` without a warning; `cargo package` of every
-#     published crate, each built from its .crate file alone (cargo's
-#     verification); `cargo install --path crates/pavelor-cli` into a fresh
-#     root, and that `pavelor` run from /;
+#  1. `cargo doc` without a warning; `cargo install --path
+#     crates/pavelor-cli` into a fresh root, and that `pavelor` run from /;
 #  2. the C library: cargo-c installed from crates.io, `cargo xtask capi`
 #     into a prefix, then crates/pavelor-capi/tests/c/stream.c built against
 #     the installed files with nothing but `pkg-config --cflags --libs
 #     pavelor` and run natively and under valgrind memcheck, and built
-#     again through CMake's `find_package(pavelor)`, shared and static.
+#     again through CMake's `find_package(pavelor)`, shared and static;
+#  3. `cargo package` of every published crate, each built from its .crate
+#     file alone (cargo's verification).
 # Prints the size of every artefact.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,20 +29,6 @@ fi
 
 echo "--- cargo doc (RUSTDOCFLAGS=-D warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --workspace --no-deps
-
-echo "--- cargo package: each published crate built from its .crate alone"
-published=(pavelor pavelor-kat pavelor-bench pavelor-cli pavelor-ffi pavelor-capi)
-args=()
-for c in "${published[@]}"; do args+=(-p "$c"); done
-# A target directory of its own: the verification builds compile the
-# crates again from the unpacked .crate files, and their artefacts must not
-# meet the workspace's own builds in target/.
-package_target=$work/package-target
-CARGO_TARGET_DIR=$package_target cargo package --locked "${args[@]}"
-for c in "${published[@]}"; do
-    f=$package_target/package/$c-$(cargo pkgid -p "$c" | sed 's/.*[#@]//').crate
-    printf '%-28s %8d bytes\n' "$(basename "$f")" "$(stat -c %s "$f")"
-done
 
 echo "--- cargo install --path crates/pavelor-cli"
 cargo install --locked --path crates/pavelor-cli --root "$work/cargo-root" --target-dir target
@@ -97,4 +83,19 @@ if cmake -S "$work/cmake" -B "$work/cmake/build2" -DCMAKE_PREFIX_PATH="$prefix" 
     echo "error: find_package(pavelor 0.2) accepted 0.1" >&2
     exit 1
 fi
+echo "--- cargo package: each published crate built from its .crate alone"
+published=(pavelor pavelor-kat pavelor-bench pavelor-cli pavelor-ffi pavelor-capi)
+args=()
+for c in "${published[@]}"; do args+=(-p "$c"); done
+# A target directory of its own: the verification builds compile the
+# crates again from the unpacked .crate files, and a later build of the
+# workspace's own crates in target/ can pick up their artefacts (seen: two
+# `pavelor`s in one dependency graph).
+package_target=$work/package-target
+CARGO_TARGET_DIR=$package_target cargo package --locked "${args[@]}"
+for c in "${published[@]}"; do
+    f=$package_target/package/$c-$(cargo pkgid -p "$c" | sed 's/.*[#@]//').crate
+    printf '%-28s %8d bytes\n' "$(basename "$f")" "$(stat -c %s "$f")"
+done
+
 echo "packaging: crates, cargo install and the C library (pkg-config, CMake, valgrind) OK"
