@@ -8,7 +8,11 @@
 #     the installed files with nothing but `pkg-config --cflags --libs
 #     pavelor` and run natively and under valgrind memcheck, and built
 #     again through CMake's `find_package(pavelor)`, shared and static;
-#  3. `cargo package` of every published crate, each built from its .crate
+#  3. the Debian package (`cargo xtask deb`) installed with dpkg -i: the
+#     command, its man page and completions, a C program through the
+#     system's pkg-config, `openssl dgst -provider pavelor` with no path;
+#     then dpkg -r, and nothing of it left;
+#  4. `cargo package` of every published crate, each built from its .crate
 #     file alone (cargo's verification).
 # Prints the size of every artefact.
 set -euo pipefail
@@ -19,6 +23,9 @@ trap 'rm -rf "$work"' EXIT
 
 missing=()
 command -v pkg-config >/dev/null || missing+=(pkg-config)
+command -v dpkg-shlibdeps >/dev/null || missing+=(dpkg-dev)
+command -v man >/dev/null || missing+=(man-db)
+command -v openssl >/dev/null || missing+=(openssl)
 command -v cmake >/dev/null || missing+=(cmake)
 # cargo-c links libcurl/OpenSSL through cargo.
 [ -e /usr/include/openssl/ssl.h ] || missing+=(libssl-dev)
@@ -83,6 +90,37 @@ if cmake -S "$work/cmake" -B "$work/cmake/build2" -DCMAKE_PREFIX_PATH="$prefix" 
     echo "error: find_package(pavelor 0.2) accepted 0.1" >&2
     exit 1
 fi
+echo "--- the Debian package: dpkg -i, used from the system paths, dpkg -r"
+cargo xtask deb --locked --out "$work/deb"
+deb=$(echo "$work"/deb/pavelor_*.deb)
+dpkg-deb --info "$deb"
+printf '%s %8d bytes\n' "$(basename "$deb")" "$(stat -c %s "$deb")"
+if dpkg -s pavelor >/dev/null 2>&1; then
+    echo "error: a package pavelor is installed already; not replacing it" >&2
+    exit 1
+fi
+dpkg -i "$deb"
+trap 'dpkg -r pavelor >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+want=$(printf 'abc' | "$root/target/release/pavelor" sum -a 512)
+got=$(cd / && printf 'abc' | /usr/bin/pavelor sum -a 512)
+[ "$got" = "$want" ] || { echo "error: installed pavelor: $got" >&2; exit 1; }
+man -w pavelor
+man -w pavelor-sum
+bash -c '. /usr/share/bash-completion/completions/pavelor && complete -p pavelor'
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags pavelor) -I "$src" "$src/stream.c" \
+    $(pkg-config --libs pavelor) -o "$work/stream-system"
+(unset PKG_CONFIG_PATH LD_LIBRARY_PATH; "$work/stream-system")
+printf 'abc' >"$work/abc"
+dgst=$(cd / && openssl dgst -provider pavelor -PAVELOR-512 -r "$work/abc" | cut -d' ' -f1)
+[ "$dgst" = "${want%% *}" ] || { echo "error: openssl dgst -provider pavelor: $dgst" >&2; exit 1; }
+echo "openssl dgst -provider pavelor (no path): $dgst"
+dpkg -r pavelor
+for f in /usr/bin/pavelor "$(openssl version -m | sed 's/.*"\(.*\)"/\1/')/pavelor.so" /usr/include/pavelor.h; do
+    [ ! -e "$f" ] || { echo "error: $f left after dpkg -r" >&2; exit 1; }
+done
+trap 'rm -rf "$work"' EXIT
+
 echo "--- cargo package: each published crate built from its .crate alone"
 published=(pavelor pavelor-kat pavelor-bench pavelor-cli pavelor-ffi pavelor-capi)
 args=()

@@ -39,6 +39,28 @@ const CMAKE_FILES: [(&str, &str); 2] = [
 ];
 
 pub fn run(args: &CapiArgs) -> Result<(), String> {
+    install(
+        &args.prefix,
+        &args.libdir,
+        args.destdir.as_deref(),
+        args.locked,
+    )
+}
+
+/// Installs the C library under `prefix` (library directory `libdir`
+/// within it), staged under `destdir` when given.
+pub fn install(
+    prefix: &Path,
+    libdir: &Path,
+    destdir: Option<&Path>,
+    locked: bool,
+) -> Result<(), String> {
+    let args = &CapiArgs {
+        prefix: prefix.to_path_buf(),
+        libdir: libdir.to_path_buf(),
+        destdir: destdir.map(Path::to_path_buf),
+        locked,
+    };
     if !args.prefix.is_absolute() {
         return Err(format!(
             "--prefix {}: not an absolute path",

@@ -7,6 +7,7 @@
 //! CryptHash_AlgorithmInstance.h}`.
 
 mod capi;
+mod deb;
 mod openssl;
 
 use std::ffi::OsString;
@@ -58,6 +59,9 @@ enum Task {
     /// Install the C library (libpavelor.so.0, libpavelor.a, pavelor.h,
     /// pavelor.pc, the CMake package) into --prefix, with cargo-c.
     Capi(capi::CapiArgs),
+    /// Build the Debian package (the CLI with man pages and completions, the
+    /// C library, the OpenSSL provider in `openssl version -m`'s directory).
+    Deb(deb::DebArgs),
     /// Derive the embedded official KAT answers (crates/pavelor-kat/data/) from the official KAT files (--from DIR).
     KatData(kat_data::KatDataArgs),
     /// Derive the test vectors (test-vectors/pavelor.json, from the official
@@ -99,6 +103,7 @@ fn main() -> ExitCode {
         Task::Iccs(args) => iccs(&args),
         Task::Openssl(args) => openssl::openssl(&args),
         Task::Capi(args) => capi::run(&args),
+        Task::Deb(args) => deb::run_deb(&args),
         Task::KatData(args) => kat_data::run(&args),
         Task::Vectors(args) => vectors::run(&args),
     };

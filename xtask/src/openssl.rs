@@ -45,21 +45,14 @@ pub fn openssl(args: &OpensslArgs) -> Result<(), String> {
     let root = workspace_root();
     let target_dir = match &args.build_dir {
         Some(dir) => dir.clone(),
-        None => std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| root.join("target"))
-            .join("openssl"),
+        None => default_target_dir(&root),
     };
     fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
     let out = fs::canonicalize(&args.out)
         .map_err(|e| format!("cannot resolve {}: {e}", args.out.display()))?;
 
-    build(&root, &target_dir, args.locked)?;
-    let src = target_dir.join("release").join(CARGO_ARTIFACT);
-    if !src.is_file() {
-        return Err(format!("cargo build did not produce {}", src.display()));
-    }
+    let src = built_module(&root, &target_dir, args.locked)?;
     let module = out.join(MODULE);
     let bytes = fs::read(&src).map_err(|e| format!("cannot read {}: {e}", src.display()))?;
     write_atomically(&module, &bytes)?;
@@ -104,6 +97,25 @@ fn config_text(module: &Path) -> Result<String, String> {
          activate = 1\n",
         dir = module.parent().unwrap_or(Path::new(".")).display(),
     ))
+}
+
+/// The provider's own cargo target directory: `$CARGO_TARGET_DIR/openssl`,
+/// else `WORKSPACE/target/openssl`.
+pub fn default_target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
+        .join("openssl")
+}
+
+/// Builds the module ([`build`]) and returns the path of the cdylib.
+pub fn built_module(root: &Path, target_dir: &Path, locked: bool) -> Result<PathBuf, String> {
+    build(root, target_dir, locked)?;
+    let src = target_dir.join("release").join(CARGO_ARTIFACT);
+    if !src.is_file() {
+        return Err(format!("cargo build did not produce {}", src.display()));
+    }
+    Ok(src)
 }
 
 /// `cargo build --release -p pavelor-openssl --lib` into `target_dir`.
