@@ -129,8 +129,9 @@ for c in "${published[@]}"; do args+=(-p "$c"); done
 # crates again from the unpacked .crate files, and a later build of the
 # workspace's own crates in target/ can pick up their artefacts (seen: two
 # `pavelor`s in one dependency graph).
-package_target=$work/package-target
-CARGO_TARGET_DIR=$package_target cargo package --locked "${args[@]}"
+# (the one `cargo xtask dist` uses, so that it finds them built).
+package_target=$root/target/dist-package
+cargo package --locked --target-dir "$package_target" "${args[@]}"
 for c in "${published[@]}"; do
     f=$package_target/package/$c-$(cargo pkgid -p "$c" | sed 's/.*[#@]//').crate
     printf '%-28s %8d bytes\n' "$(basename "$f")" "$(stat -c %s "$f")"

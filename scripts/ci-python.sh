@@ -34,6 +34,8 @@ echo "--- rustfmt + clippy (python/)"
 cargo fmt --manifest-path python/Cargo.toml -- --check
 PYO3_PYTHON="$(command -v "$python")" \
     cargo clippy --manifest-path python/Cargo.toml --all-targets -- -D warnings
+PYO3_PYTHON="$(command -v "$python")" \
+    cargo clippy --manifest-path python/Cargo.toml --all-targets --features abi3 -- -D warnings
 
 echo "--- fresh venv ($("$python" --version 2>&1)) in $venv"
 "$python" -m venv "$venv"

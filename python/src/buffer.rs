@@ -1,17 +1,13 @@
-//! Read access to objects that support the buffer protocol, under the
-//! stable ABI from Python 3.9 on.
+//! Read access to objects that support the buffer protocol, from Python
+//! 3.9 on.
 //!
-//! PyO3 offers `PyBuffer` in abi3 builds only from Python 3.11, when
-//! `Py_buffer`, `PyObject_GetBuffer` and `PyBuffer_Release` joined the
-//! limited API. The struct layout declared here is the one CPython has used
-//! since 3.3 and froze in the 3.11 stable ABI, and both functions are
-//! exported by every CPython 3 interpreter, so one abi3-py39 extension can
-//! read buffers without copying on CPython 3.9 and later. The same holds
-//! for `PyObject_CheckBuffer`, an exported function since 3.9 (a macro
-//! before) and part of the limited API from 3.11. (On Windows a py39-abi3
-//! build links against `python3.dll`, which exports these three functions
-//! only from 3.11 on: Windows wheels for 3.9/3.10 would be built per
-//! version; see `python/README.md`.)
+//! `Py_buffer`, `PyObject_GetBuffer`, `PyBuffer_Release` and
+//! `PyObject_CheckBuffer` are declared here with the layout and signatures
+//! CPython has used since 3.3 (3.9 for `PyObject_CheckBuffer` as a
+//! function) and froze in the 3.11 stable ABI. The `abi3` build targets
+//! that stable ABI (`cp311-abi3`), where all four are in the limited API;
+//! a build without `abi3` is for one interpreter, 3.9 or later, whose full
+//! API has them. Either way no buffer is copied to be read.
 //!
 //! The checks are `hashlib`'s, in its order: a `str` is a `TypeError`
 //! ("Strings must be encoded before hashing"), so is any object without

@@ -29,6 +29,19 @@ pub struct CapiArgs {
     locked: bool,
 }
 
+/// cargo-c must be installed.
+pub fn check_tools() -> Result<(), String> {
+    let have_cargo_c = Command::new("cargo")
+        .args(["cinstall", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if have_cargo_c {
+        Ok(())
+    } else {
+        Err("cargo-c is not installed (cargo install cargo-c --locked)".into())
+    }
+}
+
 /// The CMake package files: (template, installed name).
 const CMAKE_FILES: [(&str, &str); 2] = [
     ("pavelorConfig.cmake.in", "pavelorConfig.cmake"),
@@ -75,13 +88,7 @@ pub fn install(
             args.libdir.display()
         ));
     }
-    let have_cargo_c = Command::new("cargo")
-        .args(["cinstall", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have_cargo_c {
-        return Err("cargo-c is not installed (cargo install cargo-c --locked)".into());
-    }
+    check_tools()?;
     let root = crate::workspace_root();
     let libdir = args.prefix.join(&args.libdir);
     let mut cmd = Command::new("cargo");

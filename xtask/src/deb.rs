@@ -121,12 +121,15 @@ License: MIT or Apache-2.0
  USE OR OTHER DEALINGS IN THE SOFTWARE.
 ";
 
-pub fn run_deb(args: &DebArgs) -> Result<(), String> {
-    // Everything the build needs is checked before anything is built.
-    let arch = output_line("dpkg-architecture", &["-qDEB_HOST_ARCH"])?;
-    let multiarch = output_line("dpkg-architecture", &["-qDEB_HOST_MULTIARCH"])?;
-    let modules = modules_dir()?;
-    for tool in ["dpkg-deb", "dpkg-shlibdeps", "strip", "gzip"] {
+/// Every tool the package needs, with cargo-c for the C library.
+pub fn check_tools() -> Result<(), String> {
+    for tool in [
+        "dpkg-deb",
+        "dpkg-shlibdeps",
+        "dpkg-architecture",
+        "strip",
+        "gzip",
+    ] {
         if Command::new("sh")
             .args(["-c", &format!("command -v {tool}")])
             .output()
@@ -137,6 +140,24 @@ pub fn run_deb(args: &DebArgs) -> Result<(), String> {
             ));
         }
     }
+    modules_dir()?;
+    crate::capi::check_tools()
+}
+
+pub fn run_deb(args: &DebArgs) -> Result<(), String> {
+    check_tools()?;
+    build(&args.out, args.locked).map(|_| ())
+}
+
+/// Builds the package into `out_dir`; returns its path.
+pub fn build(out_dir: &Path, locked: bool) -> Result<PathBuf, String> {
+    let args = &DebArgs {
+        out: out_dir.to_path_buf(),
+        locked,
+    };
+    let arch = output_line("dpkg-architecture", &["-qDEB_HOST_ARCH"])?;
+    let multiarch = output_line("dpkg-architecture", &["-qDEB_HOST_MULTIARCH"])?;
+    let modules = modules_dir()?;
     fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
 
@@ -281,5 +302,5 @@ pub fn run_deb(args: &DebArgs) -> Result<(), String> {
     let bytes = fs::read(&built).map_err(|e| format!("cannot read {}: {e}", built.display()))?;
     write_atomically(&deb, &bytes)?;
     eprintln!("xtask: wrote {} (Depends: {depends})", deb.display());
-    Ok(())
+    Ok(deb)
 }

@@ -8,6 +8,7 @@
 
 mod capi;
 mod deb;
+mod dist;
 mod openssl;
 
 use std::ffi::OsString;
@@ -20,6 +21,7 @@ use pavelor_ffi::Algorithm;
 
 mod kat_data;
 mod vectors;
+mod wheels;
 
 /// Files copied from a cargo build of `pavelor-ffi` (`<target>/release/`).
 const LIBRARIES: [&str; 2] = ["libCryptHash.so", "libCryptHash.a"];
@@ -62,6 +64,13 @@ enum Task {
     /// Build the Debian package (the CLI with man pages and completions, the
     /// C library, the OpenSSL provider in `openssl version -m`'s directory).
     Deb(deb::DebArgs),
+    /// Build the Python wheels (manylinux2014: cp311-abi3 for x86-64 and
+    /// aarch64, cp39 and cp310 where those interpreters are present) and the
+    /// sdist, with maturin and zig.
+    Wheels(wheels::WheelsArgs),
+    /// Build every artefact into --out: the .crate files, the C library
+    /// tarball, the Debian package, the wheels and the sdist.
+    Dist(dist::DistArgs),
     /// Derive the embedded official KAT answers (crates/pavelor-kat/data/) from the official KAT files (--from DIR).
     KatData(kat_data::KatDataArgs),
     /// Derive the test vectors (test-vectors/pavelor.json, from the official
@@ -104,6 +113,8 @@ fn main() -> ExitCode {
         Task::Openssl(args) => openssl::openssl(&args),
         Task::Capi(args) => capi::run(&args),
         Task::Deb(args) => deb::run_deb(&args),
+        Task::Wheels(args) => wheels::run(&args),
+        Task::Dist(args) => dist::dist(&args),
         Task::KatData(args) => kat_data::run(&args),
         Task::Vectors(args) => vectors::run(&args),
     };

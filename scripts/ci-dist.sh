@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# One command builds every artefact: `cargo xtask dist --out DIR`, after
+# scripts/ci-wheels.sh and scripts/ci-packaging.sh have installed the tools
+# (the Python tools venv in target/py-tools, cargo-c, dpkg-dev) and tested
+# each artefact on its own. Checks that DIR holds all of them, and that the
+# C library tarball works unpacked under an arbitrary directory: a C program
+# built with `pkg-config --define-prefix` and run, and the CMake package
+# found there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+work=$(mktemp -d "${TMPDIR:-/tmp}/pavelor-dist.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export PATH=$root/target/py-tools/bin:$PATH
+
+cargo xtask dist --locked --out "$work/dist"
+
+version=$(cargo pkgid -p pavelor | sed 's/.*[#@]//')
+expect=(
+    "crates/pavelor-$version.crate" "crates/pavelor-kat-$version.crate"
+    "crates/pavelor-bench-$version.crate" "crates/pavelor-cli-$version.crate"
+    "crates/pavelor-ffi-$version.crate" "crates/pavelor-capi-$version.crate"
+    "libpavelor-$version-x86_64-linux-gnu.tar.gz"
+    "pavelor_$version-1_amd64.deb"
+    "python/pavelor-$version.tar.gz"
+)
+for f in "${expect[@]}"; do
+    [ -s "$work/dist/$f" ] || { echo "error: dist lacks $f" >&2; exit 1; }
+done
+for tag in cp311-abi3-manylinux_2_17_x86_64 cp311-abi3-manylinux_2_17_aarch64; do
+    ls "$work"/dist/python/pavelor-"$version"-"$tag"*.whl >/dev/null ||
+        { echo "error: dist lacks the $tag wheel" >&2; exit 1; }
+done
+
+echo "--- the C library tarball unpacked under $work/unpacked"
+mkdir "$work/unpacked"
+tar -xzf "$work/dist/libpavelor-$version-x86_64-linux-gnu.tar.gz" -C "$work/unpacked"
+export PKG_CONFIG_PATH=$work/unpacked/lib/pkgconfig
+src=$root/crates/pavelor-capi/tests/c
+# shellcheck disable=SC2046
+cc -std=c11 $(pkg-config --define-prefix --cflags pavelor) -I "$src" "$src/stream.c" \
+    $(pkg-config --define-prefix --libs pavelor) -Wl,-rpath,"$work/unpacked/lib" -o "$work/stream"
+"$work/stream"
+mkdir "$work/cmake"
+cat >"$work/cmake/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.16)
+project(pavelor_user C)
+find_package(pavelor $version EXACT REQUIRED)
+add_executable(stream "$src/stream.c")
+target_include_directories(stream PRIVATE "$src")
+target_link_libraries(stream PRIVATE pavelor::pavelor_static)
+CMAKE
+cmake -S "$work/cmake" -B "$work/cmake/build" -DCMAKE_PREFIX_PATH="$work/unpacked" >/dev/null
+cmake --build "$work/cmake/build" >/dev/null
+"$work/cmake/build/stream"
+echo "dist: every artefact built by one command; the tarball works where it is unpacked"

@@ -1,0 +1,141 @@
+//! `cargo xtask dist --out DIR`: every artefact of a release, into DIR:
+//!
+//! * `crates/`: the `.crate` file of every published crate (`cargo
+//!   package`, each verified by building it from the file alone);
+//! * `libpavelor-VERSION-TARGET.tar.gz`: the C library installed under the
+//!   prefix `/usr/local` (`lib/`, `lib/pkgconfig/`, `lib/cmake/pavelor/`,
+//!   `include/`); unpacked elsewhere, the CMake package finds itself and
+//!   `pkg-config --define-prefix` rewrites the prefix;
+//! * `pavelor_VERSION-1_ARCH.deb` ([`crate::deb`]);
+//! * `python/`: the wheels and the sdist ([`crate::wheels`]).
+//!
+//! The tools every step needs are checked before the first is built.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use clap::Args;
+
+use crate::workspace_root;
+
+/// The crates published to crates.io, in dependency order.
+pub const PUBLISHED: [&str; 6] = [
+    "pavelor",
+    "pavelor-kat",
+    "pavelor-bench",
+    "pavelor-cli",
+    "pavelor-ffi",
+    "pavelor-capi",
+];
+
+#[derive(Args)]
+pub struct DistArgs {
+    /// Output directory (created if missing).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+
+    /// Pass --locked to the cargo builds.
+    #[arg(long)]
+    locked: bool,
+}
+
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let shown = format!("{cmd:?}");
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed ({status})"))
+    }
+}
+
+fn copy_into(file: &Path, dir: &Path) -> Result<PathBuf, String> {
+    let name = file
+        .file_name()
+        .ok_or(format!("{}: no file name", file.display()))?;
+    let to = dir.join(name);
+    let bytes = fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    crate::write_atomically(&to, &bytes)?;
+    Ok(to)
+}
+
+pub fn dist(args: &DistArgs) -> Result<(), String> {
+    crate::capi::check_tools()?;
+    crate::deb::check_tools()?;
+    crate::wheels::check_tools()?;
+    fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+    let out = fs::canonicalize(&args.out)
+        .map_err(|e| format!("cannot resolve {}: {e}", args.out.display()))?;
+    let root = workspace_root();
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let version = env!("CARGO_PKG_VERSION");
+    let mut made = Vec::new();
+
+    // The crates, verified in a target directory of their own (the
+    // verification builds must not meet the workspace's in target/).
+    let package_target = target.join("dist-package");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut package = Command::new(&cargo);
+    package
+        .current_dir(&root)
+        .arg("package")
+        .arg("--target-dir")
+        .arg(&package_target);
+    if args.locked {
+        package.arg("--locked");
+    }
+    for c in PUBLISHED {
+        package.args(["-p", c]);
+    }
+    run(&mut package)?;
+    let crates = out.join("crates");
+    fs::create_dir_all(&crates).map_err(|e| format!("cannot create {}: {e}", crates.display()))?;
+    for c in PUBLISHED {
+        let file = package_target.join(format!("package/{c}-{version}.crate"));
+        made.push(copy_into(&file, &crates)?);
+    }
+
+    // The C library tarball.
+    let stage = target.join("dist-capi");
+    if stage.exists() {
+        fs::remove_dir_all(&stage)
+            .map_err(|e| format!("cannot remove {}: {e}", stage.display()))?;
+    }
+    crate::capi::install(
+        Path::new("/usr/local"),
+        Path::new("lib"),
+        Some(&stage),
+        args.locked,
+    )?;
+    let triple = format!("{}-linux-gnu", std::env::consts::ARCH);
+    let tarball = out.join(format!("libpavelor-{version}-{triple}.tar.gz"));
+    let partial = out.join(format!(".libpavelor-{version}-{triple}.tar.gz.partial"));
+    run(Command::new("tar")
+        .args(["--owner=0", "--group=0", "--numeric-owner", "-czf"])
+        .arg(&partial)
+        .arg("-C")
+        .arg(stage.join("usr/local"))
+        .args(["include", "lib"]))?;
+    fs::rename(&partial, &tarball)
+        .map_err(|e| format!("cannot rename {}: {e}", partial.display()))?;
+    made.push(tarball);
+
+    made.push(crate::deb::build(&out, args.locked)?);
+    made.extend(crate::wheels::build(&out.join("python"))?);
+
+    for f in &made {
+        let size = fs::metadata(f).map(|m| m.len()).unwrap_or(0);
+        println!(
+            "{:>10} bytes  {}",
+            size,
+            f.strip_prefix(&out).unwrap_or(f).display()
+        );
+    }
+    Ok(())
+}
