@@ -33,6 +33,7 @@
  */
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
@@ -171,10 +172,35 @@ static OSSL_FUNC_digest_digest_fn *oneshot_fn(OSSL_PROVIDER *prov, const char *n
     return OSSL_FUNC_digest_digest(digest_entry(prov, name, OSSL_FUNC_DIGEST_DIGEST));
 }
 
+/*
+ * Every digest, the long ones (96 and 128 bytes, over EVP_MAX_MD_SIZE) too,
+ * must be fetchable: an OpenSSL that starts refusing digests larger than
+ * EVP_MAX_MD_SIZE at fetch time would break PAVELOR-768 and PAVELOR-1024
+ * for every EVP user, so that is said in so many words, not as a CHECK.
+ */
+static void fetch_every_digest(void) {
+    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++) {
+        EVP_MD *md = EVP_MD_fetch(NULL, NAMES[i], NULL);
+        if (md == NULL) {
+            fprintf(stderr,
+                    "FAIL: EVP_MD_fetch(\"%s\") returned NULL under %s: this OpenSSL refuses "
+                    "the digest%s\n",
+                    NAMES[i], OpenSSL_version(OPENSSL_VERSION),
+                    strcmp(NAMES[i], "PAVELOR-512") != 0
+                        ? " (longer than EVP_MAX_MD_SIZE = 64 bytes); see docs/openssl.md"
+                        : "");
+            ERR_print_errors_fp(stderr);
+            exit(3);
+        }
+        EVP_MD_free(md);
+    }
+}
+
 static void kat_mode(void) {
     OSSL_PROVIDER *prov = load_pavelor(NULL);
     void *provctx = OSSL_PROVIDER_get0_provider_ctx(prov);
     CHECK(provctx != NULL);
+    fetch_every_digest();
     static const size_t chunks[] = {1, 3, 7, 13, 61, 64, 127, 191, 193, 250};
 
     for (size_t k = 0; k < N_KATS; k++) {

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The OpenSSL provider on the OpenSSL 3.5 and 4.0 lines, beside the system's
+# 3.0 (scripts/ci-openssl.sh):
+#
+#  1. each line's sources from the openssl-src crate (its 300.5.x and 400.x
+#     releases, fetched by cargo), configured and built here into a private
+#     prefix under target/openssl-lines/ (kept: a later run reuses it);
+#  2. against each prefix: the provider's C test program over EVP
+#     (crates/pavelor-openssl/tests/c/evp_pavelor.c: official answers,
+#     digests larger than EVP_MAX_MD_SIZE through fetch and the XOF final,
+#     context copies, error paths, HMAC, load/unload, threads), plain and
+#     under valgrind memcheck; `openssl dgst` equal to `pavelor sum`; and
+#     `openssl speed -evp` for each digest.
+#
+# The C program fails loudly if EVP_MD_fetch refuses a digest longer than
+# EVP_MAX_MD_SIZE (PAVELOR-768, PAVELOR-1024), so an OpenSSL release that
+# starts refusing them is noticed here.
+#
+# Needs the release module (cargo xtask openssl); builds it if missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+# openssl-src releases: the 3.5 line, the 4.0 line.
+lines=("300.5.5+3.5.5" "400.0.2+4.0.3")
+
+missing=()
+command -v perl >/dev/null || missing+=(perl)
+command -v make >/dev/null || missing+=(make)
+command -v valgrind >/dev/null || missing+=(valgrind)
+if [ "${#missing[@]}" -gt 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+fi
+
+modules=$root/target/ci-openssl
+[ -s "$modules/pavelor.so" ] || cargo xtask openssl --locked --out "$modules"
+cargo build --locked --release -p pavelor-cli
+pavelor=$root/target/release/pavelor
+base=$root/target/openssl-lines
+mkdir -p "$base"
+
+# The directory of the openssl-src release $1 in cargo's registry, fetched
+# through a throw-away manifest.
+fetch() {
+    local v=$1 dir=$base/fetch-$1
+    mkdir -p "$dir/src"
+    printf '[package]\nname = "fetch-openssl-src"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n[dependencies]\nopenssl-src = "=%s"\n\n[workspace]\n' \
+        "$v" >"$dir/Cargo.toml"
+    echo 'fn main() {}' >"$dir/src/main.rs"
+    cargo fetch --quiet --manifest-path "$dir/Cargo.toml"
+    cargo metadata --format-version 1 --manifest-path "$dir/Cargo.toml" |
+        python3 -c 'import json, os, sys
+m = json.load(sys.stdin)
+p = next(p for p in m["packages"] if p["name"] == "openssl-src")
+print(os.path.dirname(p["manifest_path"]))'
+}
+
+failures=0
+for v in "${lines[@]}"; do
+    prefix=$base/$v/prefix
+    echo "--- OpenSSL from openssl-src $v"
+    if [ ! -x "$prefix/bin/openssl" ]; then
+        src=$(fetch "$v")/openssl
+        build=$base/$v/build
+        rm -rf "$build"
+        mkdir -p "$build"
+        (
+            cd "$build"
+            perl "$src/Configure" --prefix="$prefix" --libdir=lib --openssldir="$prefix/ssl" \
+                shared no-tests no-docs "-Wl,-rpath,$prefix/lib" >/dev/null
+            make -j"$(nproc)" build_sw >/dev/null
+            make install_sw >/dev/null
+        )
+    fi
+    "$prefix/bin/openssl" version -a | head -n 2
+    exe=$base/$v/evp_pavelor
+    cc -std=c99 -O2 -Wall -Wextra -Werror -pedantic -I "$prefix/include" \
+        -I crates/pavelor-openssl/tests/c crates/pavelor-openssl/tests/c/evp_pavelor.c \
+        -L "$prefix/lib" -Wl,-rpath,"$prefix/lib" -o "$exe" -lcrypto -lpthread
+    ldd "$exe" | grep -q "$prefix/lib/libcrypto" ||
+        { echo "error: $exe does not load $prefix's libcrypto" >&2; exit 1; }
+    for mode in kat errors "stress 10 4"; do
+        # shellcheck disable=SC2086 # mode carries its arguments
+        OPENSSL_MODULES="$modules" "$exe" $mode
+    done
+    # shellcheck disable=SC2086
+    OPENSSL_MODULES="$modules" valgrind --quiet --tool=memcheck --leak-check=full \
+        --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=1 "$exe" kat
+    printf 'abc' >"$base/$v/abc"
+    want=$("$pavelor" sum -a 512 "$base/$v/abc" | cut -d' ' -f1)
+    got=$("$prefix/bin/openssl" dgst -provider-path "$modules" -provider pavelor \
+        -PAVELOR-512 -r "$base/$v/abc" | cut -d' ' -f1)
+    if [ "$want" = "$got" ]; then
+        echo "ok   openssl dgst -PAVELOR-512 == pavelor sum"
+    else
+        echo "FAIL openssl dgst -PAVELOR-512: $got, pavelor sum: $want"
+        failures=$((failures + 1))
+    fi
+    for md in PAVELOR-512 PAVELOR-768 PAVELOR-1024; do
+        line=$("$prefix/bin/openssl" speed -provider-path "$modules" -provider pavelor \
+            -provider default -evp "$md" -seconds 1 -bytes 16384 2>&1 | grep -i "^$md " || true)
+        if [ -n "$line" ]; then
+            echo "ok   openssl speed -evp $md: $line"
+        else
+            echo "FAIL openssl speed -evp $md printed no result"
+            failures=$((failures + 1))
+        fi
+    done
+done
+if [ "$failures" -ne 0 ]; then
+    echo "error: $failures check(s) failed" >&2
+    exit 1
+fi
+echo "openssl lines: ${lines[*]} passed"
