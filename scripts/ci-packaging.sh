@@ -12,9 +12,8 @@
 #     command, its man page and completions, a C program through the
 #     system's pkg-config, `openssl dgst -provider pavelor` with no path;
 #     then dpkg -r, and nothing of it left;
-#  4. `cargo package` of every published crate, each built from its .crate
-#     file alone (cargo's verification).
-# Prints the size of every artefact.
+# The .crate files are built and verified by `cargo xtask dist`
+# (scripts/ci-dist.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -44,7 +43,8 @@ cargo install --locked --path crates/pavelor-cli --root "$work/cargo-root" --tar
 
 echo "--- the C library: cargo-c, cargo xtask capi, a C program via pkg-config only"
 if ! cargo cinstall --version >/dev/null 2>&1; then
-    cargo install --locked cargo-c --version 0.10.24+cargo-0.98.0
+    # Unoptimised: it builds in much less time, and it only drives cargo.
+    cargo install --locked --debug cargo-c --version 0.10.24+cargo-0.98.0
 fi
 prefix=$work/prefix
 cargo xtask capi --locked --prefix "$prefix"
@@ -121,20 +121,4 @@ for f in /usr/bin/pavelor "$(openssl version -m | sed 's/.*"\(.*\)"/\1/')/pavelo
 done
 trap 'rm -rf "$work"' EXIT
 
-echo "--- cargo package: each published crate built from its .crate alone"
-published=(pavelor pavelor-kat pavelor-bench pavelor-cli pavelor-ffi pavelor-capi)
-args=()
-for c in "${published[@]}"; do args+=(-p "$c"); done
-# A target directory of its own: the verification builds compile the
-# crates again from the unpacked .crate files, and a later build of the
-# workspace's own crates in target/ can pick up their artefacts (seen: two
-# `pavelor`s in one dependency graph).
-# (the one `cargo xtask dist` uses, so that it finds them built).
-package_target=$root/target/dist-package
-cargo package --locked --target-dir "$package_target" "${args[@]}"
-for c in "${published[@]}"; do
-    f=$package_target/package/$c-$(cargo pkgid -p "$c" | sed 's/.*[#@]//').crate
-    printf '%-28s %8d bytes\n' "$(basename "$f")" "$(stat -c %s "$f")"
-done
-
-echo "packaging: crates, cargo install and the C library (pkg-config, CMake, valgrind) OK"
+echo "packaging: cargo doc, cargo install, the C library (pkg-config, CMake, valgrind) and the Debian package OK"
