@@ -27,9 +27,9 @@ expect=(
 for f in "${expect[@]}"; do
     [ -s "$work/dist/$f" ] || { echo "error: dist lacks $f" >&2; exit 1; }
 done
-for tag in cp311-abi3-manylinux_2_17_x86_64 cp311-abi3-manylinux_2_17_aarch64; do
-    ls "$work"/dist/python/pavelor-"$version"-"$tag"*.whl >/dev/null ||
-        { echo "error: dist lacks the $tag wheel" >&2; exit 1; }
+for arch in x86_64 aarch64; do
+    ls "$work"/dist/python/pavelor-"$version"-cp311-abi3-*manylinux_2_17_"$arch".whl >/dev/null ||
+        { echo "error: dist lacks the cp311-abi3 manylinux_2_17 $arch wheel" >&2; exit 1; }
 done
 
 echo "--- the C library tarball unpacked under $work/unpacked"
