@@ -21,7 +21,7 @@ use std::process::Command;
 
 use clap::Args;
 
-use crate::{workspace_root, write_atomically};
+use crate::{run, workspace_root, write_atomically};
 
 #[derive(Args)]
 pub struct DebArgs {
@@ -48,18 +48,6 @@ fn output_line(program: &str, args: &[&str]) -> Result<String, String> {
         ));
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-fn run(cmd: &mut Command) -> Result<(), String> {
-    let shown = format!("{cmd:?}");
-    let status = cmd
-        .status()
-        .map_err(|e| format!("cannot run {shown}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{shown} failed ({status})"))
-    }
 }
 
 /// `bytes` into `path`, creating its directory.

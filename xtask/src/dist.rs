@@ -17,7 +17,7 @@ use std::process::Command;
 
 use clap::Args;
 
-use crate::workspace_root;
+use crate::{run, workspace_root};
 
 /// The crates published to crates.io, in dependency order.
 pub const PUBLISHED: [&str; 6] = [
@@ -38,18 +38,6 @@ pub struct DistArgs {
     /// Pass --locked to the cargo builds.
     #[arg(long)]
     locked: bool,
-}
-
-fn run(cmd: &mut Command) -> Result<(), String> {
-    let shown = format!("{cmd:?}");
-    let status = cmd
-        .status()
-        .map_err(|e| format!("cannot run {shown}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{shown} failed ({status})"))
-    }
 }
 
 fn copy_into(file: &Path, dir: &Path) -> Result<PathBuf, String> {

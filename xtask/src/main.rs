@@ -225,6 +225,20 @@ fn build_instance(
     Ok(())
 }
 
+/// Runs `cmd`, which must exit 0: the error names the command and how it
+/// ended.
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let shown = format!("{cmd:?}");
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed ({status})"))
+    }
+}
+
 /// Writes `path` atomically (the workspace's one helper: an exclusive,
 /// unpredictable temporary name, fsync, rename, fsync of the directory).
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {

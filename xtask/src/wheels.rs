@@ -73,15 +73,7 @@ fn maturin(root: &Path, out: &Path, args: &[&str], interp: Option<&Path>) -> Res
     if let Some(i) = interp {
         cmd.arg("--interpreter").arg(i);
     }
-    let shown = format!("{cmd:?}");
-    let status = cmd
-        .status()
-        .map_err(|e| format!("cannot run maturin: {e} (pip install maturin ziglang)"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{shown} failed ({status})"))
-    }
+    crate::run(&mut cmd)
 }
 
 pub fn run(args: &WheelsArgs) -> Result<(), String> {
