@@ -60,49 +60,43 @@ pub fn run(args: &CapiArgs) -> Result<(), String> {
     )
 }
 
-/// Installs the C library under `prefix` (library directory `libdir`
+/// Installs the C library under `prefix` (library directory `libdir_rel`
 /// within it), staged under `destdir` when given.
 pub fn install(
     prefix: &Path,
-    libdir: &Path,
+    libdir_rel: &Path,
     destdir: Option<&Path>,
     locked: bool,
 ) -> Result<(), String> {
-    let args = &CapiArgs {
-        prefix: prefix.to_path_buf(),
-        libdir: libdir.to_path_buf(),
-        destdir: destdir.map(Path::to_path_buf),
-        locked,
-    };
-    if !args.prefix.is_absolute() {
+    if !prefix.is_absolute() {
         return Err(format!(
             "--prefix {}: not an absolute path",
-            args.prefix.display()
+            prefix.display()
         ));
     }
     let plain =
         |p: &Path| p.is_relative() && p.components().all(|c| matches!(c, Component::Normal(_)));
-    if !plain(&args.libdir) || args.libdir.as_os_str().is_empty() {
+    if !plain(libdir_rel) || libdir_rel.as_os_str().is_empty() {
         return Err(format!(
             "--libdir {}: must be a relative path inside the prefix",
-            args.libdir.display()
+            libdir_rel.display()
         ));
     }
     check_tools()?;
     let root = crate::workspace_root();
-    let libdir = args.prefix.join(&args.libdir);
+    let libdir = prefix.join(libdir_rel);
     let mut cmd = Command::new("cargo");
     cmd.current_dir(&root)
         .args(["cinstall", "--release", "-p", "pavelor-capi", "--prefix"])
-        .arg(&args.prefix)
+        .arg(prefix)
         .arg("--libdir")
         .arg(&libdir)
         .arg("--includedir")
-        .arg(args.prefix.join("include"));
-    if let Some(d) = &args.destdir {
+        .arg(prefix.join("include"));
+    if let Some(d) = &destdir {
         cmd.arg("--destdir").arg(d);
     }
-    if args.locked {
+    if locked {
         cmd.arg("--locked");
     }
     let status = cmd
@@ -112,7 +106,7 @@ pub fn install(
         return Err(format!("cargo cinstall failed ({status})"));
     }
     // Where the files are now: DESTDIR/PREFIX/... when staged.
-    let staged = |p: &Path| match &args.destdir {
+    let staged = |p: &Path| match &destdir {
         Some(d) => d.join(p.strip_prefix("/").unwrap_or(p)),
         None => p.to_path_buf(),
     };
@@ -134,7 +128,7 @@ pub fn install(
         .filter_map(|f| f.strip_prefix("-l"))
         .collect::<Vec<_>>()
         .join(";");
-    let depth = args.libdir.components().count() + 2;
+    let depth = libdir_rel.components().count() + 2;
     let up = vec![".."; depth].join("/");
     let cmake_dir = staged(&libdir.join("cmake/pavelor"));
     std::fs::create_dir_all(&cmake_dir)
@@ -146,7 +140,7 @@ pub fn install(
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let text = text
             .replace("@PREFIX_FROM_HERE@", &up)
-            .replace("@LIBDIR@", &args.libdir.to_string_lossy())
+            .replace("@LIBDIR@", &libdir_rel.to_string_lossy())
             .replace("@INCLUDEDIR@", "include")
             .replace("@VERSION@", version)
             .replace("@SOVERSION@", soversion)
@@ -160,7 +154,7 @@ pub fn install(
     }
     eprintln!(
         "xtask: libpavelor {version} installed under {}",
-        staged(&args.prefix).display()
+        staged(prefix).display()
     );
     Ok(())
 }

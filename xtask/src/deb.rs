@@ -139,15 +139,10 @@ pub fn run_deb(args: &DebArgs) -> Result<(), String> {
 
 /// Builds the package into `out_dir`; returns its path.
 pub fn build(out_dir: &Path, locked: bool) -> Result<PathBuf, String> {
-    let args = &DebArgs {
-        out: out_dir.to_path_buf(),
-        locked,
-    };
     let arch = output_line("dpkg-architecture", &["-qDEB_HOST_ARCH"])?;
     let multiarch = output_line("dpkg-architecture", &["-qDEB_HOST_MULTIARCH"])?;
     let modules = modules_dir()?;
-    fs::create_dir_all(&args.out)
-        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+    fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
 
     let root = workspace_root();
     let version = env!("CARGO_PKG_VERSION");
@@ -164,13 +159,11 @@ pub fn build(out_dir: &Path, locked: bool) -> Result<PathBuf, String> {
     build
         .current_dir(&root)
         .args(["build", "--release", "-p", "pavelor-cli"]);
-    if args.locked {
+    if locked {
         build.arg("--locked");
     }
     run(&mut build)?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
+    let target = crate::target_dir(&root);
     let exe = target.join("release/pavelor");
     let bin = stage.join("usr/bin/pavelor");
     copy(&exe, &bin)?;
@@ -202,14 +195,11 @@ pub fn build(out_dir: &Path, locked: bool) -> Result<PathBuf, String> {
 
     // The C library, installed as on the target system.
     let libdir = PathBuf::from("lib").join(&multiarch);
-    crate::capi::install(Path::new("/usr"), &libdir, Some(&stage), args.locked)?;
+    crate::capi::install(Path::new("/usr"), &libdir, Some(&stage), locked)?;
 
     // The OpenSSL provider, in this machine's modules directory.
-    let module = crate::openssl::built_module(
-        &root,
-        &crate::openssl::default_target_dir(&root),
-        args.locked,
-    )?;
+    let module =
+        crate::openssl::built_module(&root, &crate::openssl::default_target_dir(&root), locked)?;
     let provider = stage
         .join(modules.strip_prefix("/").unwrap_or(&modules))
         .join("pavelor.so");
@@ -286,7 +276,7 @@ pub fn build(out_dir: &Path, locked: bool) -> Result<PathBuf, String> {
         .args(["--root-owner-group", "-Zxz", "--build"])
         .arg(&stage)
         .arg(&built))?;
-    let deb = args.out.join(&name);
+    let deb = out_dir.join(&name);
     let bytes = fs::read(&built).map_err(|e| format!("cannot read {}: {e}", built.display()))?;
     write_atomically(&deb, &bytes)?;
     eprintln!("xtask: wrote {} (Depends: {depends})", deb.display());

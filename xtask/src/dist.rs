@@ -59,9 +59,7 @@ pub fn dist(args: &DistArgs) -> Result<(), String> {
     let out = fs::canonicalize(&args.out)
         .map_err(|e| format!("cannot resolve {}: {e}", args.out.display()))?;
     let root = workspace_root();
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
+    let target = crate::target_dir(&root);
     let version = env!("CARGO_PKG_VERSION");
     let mut made = Vec::new();
 

@@ -145,10 +145,7 @@ fn iccs(args: &IccsArgs) -> Result<(), String> {
     };
     let build_root = match &args.build_dir {
         Some(dir) => dir.clone(),
-        None => std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| root.join("target"))
-            .join("iccs"),
+        None => target_dir(&root).join("iccs"),
     };
 
     // Fail fast on an unusable output directory, before the slow builds.
@@ -223,6 +220,14 @@ fn build_instance(
         ));
     }
     Ok(())
+}
+
+/// The workspace's cargo target directory: `$CARGO_TARGET_DIR`, else
+/// `WORKSPACE/target`.
+fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
 }
 
 /// Runs `cmd`, which must exit 0: the error names the command and how it

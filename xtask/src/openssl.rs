@@ -102,10 +102,7 @@ fn config_text(module: &Path) -> Result<String, String> {
 /// The provider's own cargo target directory: `$CARGO_TARGET_DIR/openssl`,
 /// else `WORKSPACE/target/openssl`.
 pub fn default_target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"))
-        .join("openssl")
+    crate::target_dir(root).join("openssl")
 }
 
 /// Builds the module ([`build`]) and returns the path of the cdylib.
