@@ -95,9 +95,10 @@ pub const DISTURBED_RERUNS: usize = 2;
 /// that skips the hashing reaches (a few percent).
 pub const IMPLAUSIBLE_BELOW_BOUND: f64 = 0.5;
 
-/// A library's figure is CACHED when its fastest trial on the repeated
-/// message is more than this factor faster than every one of its
-/// undisturbed check trials on distinct messages ([`CHECK_TRIALS`]).
+/// A library's figure is CACHED when its check trials on distinct
+/// messages are more than this factor slower than its fastest figure
+/// trial and than the control trial run right after each of them
+/// ([`CHECK_TRIALS`] undisturbed pairs).
 pub const CACHED_FACTOR: f64 = 1.5;
 
 /// Why a figure has no value.
@@ -126,7 +127,8 @@ pub enum FaultKind {
     /// Faster than the AES-throughput bound allows.
     Implausible,
     /// Every check trial on distinct messages was slower than the figure
-    /// and disturbed: the figure cannot be checked.
+    /// and its control trial, and each such pair was disturbed: the figure
+    /// cannot be checked.
     Unverified,
 }
 
@@ -299,8 +301,10 @@ pub struct Measurement {
     /// Trials found disturbed and run again (not part of the figure).
     #[serde(default)]
     pub disturbed_reruns: Vec<TrialResult>,
-    /// pavelor's check trials of a library on distinct messages (not part
-    /// of the figure): the figure stands only if they are about as fast.
+    /// pavelor's check trials of a library on distinct messages, each slow
+    /// one followed by its control trial on the repeated message (each
+    /// trial says which by its `messages`; not part of the figure): the
+    /// figure stands only if they are about as fast.
     #[serde(default)]
     pub check_trials: Vec<TrialResult>,
 }
@@ -810,14 +814,19 @@ type Answer = (TrialResult, Vec<String>, f64);
 /// before it is CACHED.
 pub const CHECK_TRIALS: usize = 3;
 
-/// A library's check trials on distinct messages against the figure's
-/// fastest trial ([`CACHED_FACTOR`]). A check trial within the factor ends
-/// the check. One outside it counts against the library only if it was not
-/// disturbed ([`disturbance`]): waiting for the CPU makes a trial slower,
-/// never faster, so a disturbed slow trial says nothing and is run again.
-/// After [`CHECK_TRIALS`] undisturbed slow trials the library is CACHED;
-/// if the attempts ([`CHECK_TRIALS`] plus [`DISTURBED_RERUNS`]) run out
-/// first, its figure is UNVERIFIED, not accused and not passed.
+/// A library's check trials on distinct messages. A check trial within
+/// [`CACHED_FACTOR`] of the figure's fastest trial ends the check. After a
+/// slower one a control trial runs at once: the repeated message, stored
+/// as the check trial stores its digests (a slot per call), so that the
+/// pair differs in its messages alone and whatever slowed the machine down
+/// meanwhile slows both. A check trial within the factor of its control
+/// also ends the check. A slow pair counts against the library only if
+/// neither trial was disturbed ([`disturbance`]): waiting for the CPU makes
+/// a trial slower, never faster, so a disturbed slow pair says nothing and
+/// is run again. After [`CHECK_TRIALS`] undisturbed slow pairs the library
+/// is CACHED; if the attempts ([`CHECK_TRIALS`] plus [`DISTURBED_RERUNS`])
+/// run out first, it is CACHED with at least one undisturbed slow pair and
+/// UNVERIFIED (not accused and not passed) with none.
 fn check_consistency(
     m: &mut Measurement,
     spec: &TrialSpec,
@@ -828,45 +837,58 @@ fn check_consistency(
     let fastest = m.trials.iter().map(per_call).fold(f64::MAX, f64::min);
     let mut check = spec.clone();
     check.messages = Messages::Distinct;
+    let mut control = spec.clone();
+    control.messages = Messages::RepeatedControl;
     let limit = m
         .plan
         .timeout_per_process_s
         .max(m.calibration.ns as f64 / 1e9 * 3.0 + 60.0);
-    let mut best_clean = f64::MAX;
-    let mut clean = 0;
+    // The slowest ratio of an undisturbed pair, with its two figures.
+    let mut clean: Option<(f64, f64, f64)> = None;
+    let mut clean_pairs = 0;
     let mut best_disturbed = f64::MAX;
-    for _ in 0..CHECK_TRIALS + DISTURBED_RERUNS {
-        let (mut t, _, _) = run(&check, limit)?;
+    let timed = |spec: &TrialSpec, m: &mut Measurement| -> Result<(f64, bool), Fault> {
+        let (mut t, _, _) = run(spec, limit)?;
         let this = per_call(&t);
         t.disturbed = disturbance(&t);
         let disturbed = t.disturbed.is_some();
         m.check_trials.push(t);
-        if fastest * CACHED_FACTOR >= this {
+        Ok((this, disturbed))
+    };
+    for _ in 0..CHECK_TRIALS + DISTURBED_RERUNS {
+        let (distinct, check_disturbed) = timed(&check, m)?;
+        if fastest * CACHED_FACTOR >= distinct {
             return Ok(());
         }
-        if disturbed {
-            best_disturbed = best_disturbed.min(this);
-        } else {
-            best_clean = best_clean.min(this);
-            clean += 1;
-            if clean == CHECK_TRIALS {
-                break;
-            }
+        let (repeated, control_disturbed) = timed(&control, m)?;
+        if repeated * CACHED_FACTOR >= distinct {
+            return Ok(());
+        }
+        if check_disturbed || control_disturbed {
+            best_disturbed = best_disturbed.min(distinct);
+            continue;
+        }
+        let ratio = distinct / repeated;
+        if clean.is_none_or(|(r, _, _)| ratio < r) {
+            clean = Some((ratio, repeated, distinct));
+        }
+        clean_pairs += 1;
+        if clean_pairs == CHECK_TRIALS {
+            break;
         }
     }
-    if clean == 0 {
+    let Some((ratio, repeated, distinct)) = clean else {
         return Err(Fault::new(
             FaultKind::Unverified,
             format!(
-                "{what}: every check trial on distinct messages waited for the CPU and was slower ({best_disturbed:.0} per call against {fastest:.0}); the figure cannot be checked"
+                "{what}: every check trial on distinct messages was slower ({best_disturbed:.0} per call against {fastest:.0}), and it or its control trial waited for the CPU; the figure cannot be checked"
             ),
         ));
-    }
+    };
     Err(Fault::new(
         FaultKind::Cached,
         format!(
-            "{what}: {fastest:.0} per call on the repeated message but {best_clean:.0} on distinct messages ({:.1}x, {clean} undisturbed check trials): it answers repeated calls without hashing",
-            best_clean / fastest
+            "{what}: {repeated:.0} per call on the repeated message but {distinct:.0} on distinct messages, back to back ({ratio:.1}x, the closest of {clean_pairs} undisturbed pairs of trials; the figure's fastest trial: {fastest:.0}): it answers repeated calls without hashing"
         ),
     ))
 }
@@ -998,9 +1020,9 @@ mod tests {
         assert!(check_bound(&fig(0.1 * bound, None), alg, None).is_ok());
     }
 
-    /// The check trials' outcomes `(ticks per call, disturbed)` in turn
-    /// against a figure of 100 ticks per call: what the check decides and
-    /// how many check trials it ran.
+    /// The check and control trials' outcomes `(ticks per call,
+    /// disturbed)` in the order they run, against a figure of 100 ticks
+    /// per call: what the check decides and how many trials it ran.
     fn consistency(outcomes: &[(u64, bool)]) -> (Result<(), FaultKind>, usize) {
         let mut figure = trial(None);
         figure.cycles = 100 * figure.calls;
@@ -1017,7 +1039,13 @@ mod tests {
         };
         let next = std::cell::Cell::new(0);
         let run = |s: &TrialSpec, _: f64| -> Result<Answer, Fault> {
-            assert_eq!(s.messages, Messages::Distinct);
+            // Check and control trials alternate, a check trial first.
+            let want = if next.get() % 2 == 0 {
+                Messages::Distinct
+            } else {
+                Messages::RepeatedControl
+            };
+            assert_eq!(s.messages, want);
             let (per_call, disturbed) = outcomes[next.get()];
             next.set(next.get() + 1);
             let mut t = trial(None);
@@ -1032,22 +1060,43 @@ mod tests {
     }
 
     #[test]
-    fn only_undisturbed_check_trials_count_against_a_library() {
+    fn only_undisturbed_slow_pairs_count_against_a_library() {
         let clean = |t| (t, false);
         let busy = |t| (t, true);
-        // Within 1.5x: done after one, disturbed or not.
+        // Within 1.5x of the figure: done after one, disturbed or not.
         assert_eq!(consistency(&[clean(150)]), (Ok(()), 1));
         assert_eq!(consistency(&[busy(120)]), (Ok(()), 1));
-        // Slow while the CPU was busy says nothing: run again.
-        assert_eq!(consistency(&[busy(300), clean(110)]), (Ok(()), 2));
-        // Three undisturbed slow trials: CACHED.
-        let slow = [clean(151), busy(900), clean(200), clean(400)];
-        assert_eq!(consistency(&slow), (Err(FaultKind::Cached), 4));
-        // The attempts run out with one undisturbed slow trial: CACHED.
-        let few = [busy(300), busy(300), clean(300), busy(300), busy(300)];
-        assert_eq!(consistency(&few), (Err(FaultKind::Cached), 5));
-        // Every one disturbed: neither accused nor passed.
-        let all = [busy(300); CHECK_TRIALS + DISTURBED_RERUNS];
+        // Slower than the figure but as fast as the control trial right
+        // after it: the machine slowed down, not the library.
+        assert_eq!(consistency(&[clean(300), clean(250)]), (Ok(()), 2));
+        // A slow pair with a disturbed trial says nothing: run again.
+        assert_eq!(
+            consistency(&[busy(300), clean(100), clean(110)]),
+            (Ok(()), 3)
+        );
+        assert_eq!(
+            consistency(&[clean(300), busy(100), clean(140)]),
+            (Ok(()), 3)
+        );
+        // Three undisturbed slow pairs: CACHED.
+        let slow = [
+            clean(151),
+            clean(100),
+            busy(900),
+            clean(100),
+            clean(200),
+            clean(100),
+            clean(400),
+            clean(100),
+        ];
+        assert_eq!(consistency(&slow), (Err(FaultKind::Cached), 8));
+        // The attempts run out with one undisturbed slow pair: CACHED.
+        let mut few = [busy(300), clean(100)].repeat(CHECK_TRIALS + DISTURBED_RERUNS);
+        few[5] = clean(100);
+        few[4] = clean(300);
+        assert_eq!(consistency(&few), (Err(FaultKind::Cached), few.len()));
+        // Every pair disturbed: neither accused nor passed.
+        let all = [busy(300), clean(100)].repeat(CHECK_TRIALS + DISTURBED_RERUNS);
         assert_eq!(consistency(&all), (Err(FaultKind::Unverified), all.len()));
     }
 

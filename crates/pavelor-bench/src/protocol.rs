@@ -186,12 +186,30 @@ pub enum Messages {
     Repeated,
     /// Call `i` hashes [`distinct_message`]`(size, i)`: pavelor's check
     /// trial, which a library that remembers answers cannot shortcut.
+    /// Every call writes a digest slot of its own, and every digest is
+    /// checked.
     Distinct,
+    /// Every call hashes [`message`]`(size)` into a digest slot of its own,
+    /// as a [`Messages::Distinct`] trial stores them, and every digest is
+    /// checked: the control trial run right after a slow check trial, so
+    /// that the two differ in their messages alone.
+    RepeatedControl,
+}
+
+impl Messages {
+    /// Whether every call writes (and the worker checks) a digest slot of
+    /// its own, rather than a ring of [`DIGEST_SLOTS`].
+    pub fn slot_per_call(self) -> bool {
+        match self {
+            Messages::Repeated => false,
+            Messages::Distinct | Messages::RepeatedControl => true,
+        }
+    }
 }
 
 /// How many digest slots the calls of a [`Messages::Repeated`] trial cycle
-/// through: the digests of the last this-many calls are checked (a trial
-/// of `Distinct` messages keeps and checks every call's).
+/// through: the digests of the last this-many calls are checked (the
+/// other trials keep and check every call's).
 pub const REPEATED_SLOTS: usize = 64;
 
 /// Writes a call made outside its digest: how far before a digest and how

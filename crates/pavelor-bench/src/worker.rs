@@ -114,19 +114,21 @@ fn run_trial(spec: &TrialSpec) -> Result<TrialResult, WorkerError> {
     Ok(result)
 }
 
-/// Digest slots a trial's calls write into: one per call for distinct
-/// messages (all are checked), [`REPEATED_SLOTS`] in turn otherwise.
+/// Digest slots a trial's calls write into: one per call for the check
+/// and control trials (all are checked), [`REPEATED_SLOTS`] in turn for a
+/// figure's.
 fn slot_count(spec: &TrialSpec) -> usize {
     let calls = spec.calls.max(1) as usize;
-    match spec.messages {
-        Messages::Repeated => calls.min(REPEATED_SLOTS),
-        Messages::Distinct => calls,
+    if spec.messages.slot_per_call() {
+        calls
+    } else {
+        calls.min(REPEATED_SLOTS)
     }
 }
 
 /// Compares the digests of the timed calls that `digest(i)` still holds
-/// (call `i`; the last [`REPEATED_SLOTS`] calls of a repeated-message
-/// trial, every call of a distinct-message one) with pavelor's answers.
+/// (call `i`; the last [`REPEATED_SLOTS`] calls of a figure's trial,
+/// every call of a check or control trial) with pavelor's answers.
 fn check_digests<'a>(
     spec: &TrialSpec,
     alg: pavelor::Algorithm,
@@ -142,6 +144,7 @@ fn check_digests<'a>(
             calls.saturating_sub(REPEATED_SLOTS as u64),
             Some(reference(&base)),
         ),
+        Messages::RepeatedControl => (0, Some(reference(&base))),
         Messages::Distinct => (0, None),
     };
     let mut msg = base.clone();

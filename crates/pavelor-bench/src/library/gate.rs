@@ -52,7 +52,8 @@ pub enum LibStatus {
     #[serde(rename = "IMPLAUSIBLE")]
     Implausible,
     /// Its check trials on distinct messages were slower than its figure
-    /// and every one of them waited for the CPU: the figure is withheld.
+    /// and its control trials, and in every such pair a trial waited for
+    /// the CPU: the figure is withheld.
     #[serde(rename = "UNVERIFIED")]
     Unverified,
     /// A worker's answer did not hold against what the campaign knows
