@@ -1037,10 +1037,10 @@ mod tests {
             lib: None,
             messages: Messages::Repeated,
         };
-        let next = std::cell::Cell::new(0);
+        let next = std::cell::Cell::new(0usize);
         let run = |s: &TrialSpec, _: f64| -> Result<Answer, Fault> {
             // Check and control trials alternate, a check trial first.
-            let want = if next.get() % 2 == 0 {
+            let want = if next.get().is_multiple_of(2) {
                 Messages::Distinct
             } else {
                 Messages::RepeatedControl

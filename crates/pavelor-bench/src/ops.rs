@@ -6,6 +6,8 @@ use std::fmt;
 use pavelor::{Algorithm, Available, Backend, InstanceFn, Variant};
 use serde::{Deserialize, Serialize};
 
+use crate::iccs_helpers::Helper;
+
 /// A hash implementation to measure, as one-shot calls `H(msg)`. In JSON
 /// it is its [`id`](Operation::id).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -23,6 +25,9 @@ pub enum Operation {
     Blake3,
     /// SM3, RustCrypto `sm3`.
     Sm3,
+    /// An ICCS helper (`sm3hash`, `pseudohash`, `pseudoXOF`): the
+    /// baselines of the NICCS summary, written on RustCrypto `sm3`.
+    Iccs(Helper),
 }
 
 impl Operation {
@@ -34,6 +39,11 @@ impl Operation {
         Operation::Blake3,
         Operation::Sm3,
     ];
+
+    /// The ICCS helpers, in the order of the harness's summary.
+    pub fn baselines() -> impl Iterator<Item = Operation> {
+        Helper::ALL.into_iter().map(Operation::Iccs)
+    }
 
     /// Every Pavelor instance on every backend this CPU runs.
     pub fn pavelor_all() -> Vec<Operation> {
@@ -52,6 +62,7 @@ impl Operation {
             Operation::Blake2b512 => "blake2b-512".into(),
             Operation::Blake3 => "blake3-512".into(),
             Operation::Sm3 => "sm3".into(),
+            Operation::Iccs(h) => h.label().to_ascii_lowercase(),
         }
     }
 
@@ -63,7 +74,10 @@ impl Operation {
                 Backend::from_name(backend)?,
             ));
         }
-        Operation::OTHERS.into_iter().find(|o| o.id() == id)
+        Operation::OTHERS
+            .into_iter()
+            .chain(Operation::baselines())
+            .find(|o| o.id() == id)
     }
 
     /// The algorithm's name, without the implementation.
@@ -75,6 +89,7 @@ impl Operation {
             Operation::Blake2b512 => "BLAKE2b-512",
             Operation::Blake3 => "BLAKE3 (512-bit output)",
             Operation::Sm3 => "SM3",
+            Operation::Iccs(h) => h.function(),
         }
     }
 
@@ -89,6 +104,11 @@ impl Operation {
             Operation::Blake2b512 => "RustCrypto blake2 0.11".into(),
             Operation::Blake3 => "blake3 1.x (auto-detected SIMD)".into(),
             Operation::Sm3 => "RustCrypto sm3 0.5".into(),
+            Operation::Iccs(h) => format!(
+                "pavelor {} ICCS helper {}, on RustCrypto sm3 0.5",
+                env!("CARGO_PKG_VERSION"),
+                h.label()
+            ),
         }
     }
 
@@ -97,6 +117,7 @@ impl Operation {
         match self {
             Operation::Pavelor(a, _) => a.output_len(),
             Operation::Sm3 => 32,
+            Operation::Iccs(h) => h.output_len(),
             _ => 64,
         }
     }
@@ -131,6 +152,7 @@ impl fmt::Display for Operation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Operation::Pavelor(a, b) => write!(f, "{a} ({b})"),
+            Operation::Iccs(h) => write!(f, "{h}"),
             other => f.write_str(other.algorithm_name()),
         }
     }
@@ -294,6 +316,11 @@ impl Prepared {
                     h.finalize_xof().fill(&mut out[..64]);
                 }
                 Operation::Sm3 => out[..32].copy_from_slice(&sm3::Sm3::digest(msg)),
+                Operation::Iccs(h) => {
+                    // The output always fits (at most 128 bytes) and the
+                    // message is whole bytes: the call cannot fail.
+                    let _ = h.compute(msg, 8 * msg.len() as u64, out);
+                }
                 Operation::Pavelor(..) => {}
             },
         }
@@ -309,6 +336,7 @@ mod tests {
         for op in Operation::pavelor_all()
             .into_iter()
             .chain(Operation::OTHERS)
+            .chain(Operation::baselines())
         {
             assert_eq!(Operation::from_id(&op.id()), Some(op), "{op}");
         }

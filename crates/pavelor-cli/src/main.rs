@@ -11,6 +11,7 @@ mod kat;
 mod manual;
 mod options;
 mod report;
+mod site;
 mod std_fds;
 mod sum;
 mod terminal;
@@ -40,8 +41,10 @@ enum Command {
     Kat(kat::KatCommand),
     /// Throughput of every instance and backend beside SHA-512, SHA3-512, BLAKE2b, BLAKE3 and SM3.
     Bench(bench::BenchArgs),
-    /// Measure this machine and write the NICCS §3.5 report (report.md, records/, charts).
+    /// Measure this machine and write the NICCS §3.5 report (report.md, report.html, records/, charts).
     Report(Box<report::ReportArgs>),
+    /// Merge report directories from several machines into one static HTML site.
+    Site(site::SiteArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
     Completions(manual::CompletionsArgs),
     /// Write the man pages (pavelor.1 and one per subcommand) into a directory.
@@ -80,6 +83,7 @@ fn main() -> ExitCode {
         Command::Kat(_)
             | Command::Bench(_)
             | Command::Report(_)
+            | Command::Site(_)
             | Command::Completions(_)
             | Command::Manpages(_)
     ) && std_fds::was_closed(std_fds::StdFd::Out)
@@ -112,6 +116,7 @@ fn main() -> ExitCode {
         Command::Sum(args) => sum::run(&args, env_backend),
         Command::Kat(cmd) => kat::run(&cmd, env_backend),
         Command::Report(args) => report::run(&args),
+        Command::Site(args) => site::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Completions(args) => manual::completions(&args, Cli::command()),
         Command::Manpages(args) => manual::manpages(&args, Cli::command()),

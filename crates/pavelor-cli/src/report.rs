@@ -15,7 +15,7 @@ use std::io::Write;
 
 #[derive(Args)]
 pub struct ReportArgs {
-    /// Directory for report.md, records/ and the charts.
+    /// Directory for report.md, report.html, records/ and the charts.
     #[arg(long, value_name = "DIR", default_value = "report")]
     out: PathBuf,
     /// Check the KAT files in DIR strictly [default: the official answers built into pavelor].
@@ -39,11 +39,11 @@ pub struct ReportArgs {
     /// Use the time-stamp counter even where the hardware cycle counter is available.
     #[arg(long)]
     ticks: bool,
-    /// Check a report directory without measuring: its NICCS datasets (DIR/niccs/ID/) by the rules of the harness's validator, every record's derived figures against its trials, and report.md and the charts against what the records give, byte for byte; or check one harness dataset directory. Exit 1 naming the first problem.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["render", "quick", "libs", "kat_dir", "sizes", "trials", "trial_seconds", "cpu", "ticks", "system_id", "niccs_subject", "require_fixed_host", "skip_2_33", "no_compare", "baseline"])]
+    /// Check a report directory without measuring: its NICCS datasets (DIR/niccs/ID/) by the rules of the harness's validator, every record's derived figures against its trials, and report.md, report.html and the charts against what the records give, byte for byte; or check one harness dataset directory. Exit 1 naming the first problem.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["render", "quick", "libs", "kat_dir", "sizes", "trials", "trial_seconds", "cpu", "ticks", "system_id", "niccs_subject", "require_fixed_host", "skip_2_33", "no_compare", "no_baselines", "baseline"])]
     check: Option<PathBuf>,
-    /// Rewrite a report directory's report.md and charts from its records, without measuring; given a harness dataset directory, print the harness's page of it.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["quick", "libs", "kat_dir", "sizes", "trials", "trial_seconds", "cpu", "ticks", "system_id", "niccs_subject", "require_fixed_host", "skip_2_33", "no_compare", "baseline"])]
+    /// Rewrite a report directory's report.md, report.html and charts from its records, without measuring; given a harness dataset directory, print the harness's page of it.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["quick", "libs", "kat_dir", "sizes", "trials", "trial_seconds", "cpu", "ticks", "system_id", "niccs_subject", "require_fixed_host", "skip_2_33", "no_compare", "no_baselines", "baseline"])]
     render: Option<PathBuf>,
     /// The system id of the NICCS dataset in OUT/niccs/ (letters, digits, '_', '-', '.') [default: the host name].
     #[arg(long, value_name = "ID", value_parser = parse_system_id)]
@@ -60,6 +60,9 @@ pub struct ReportArgs {
     /// Only measure Pavelor (no SHA-512, SHA3-512, BLAKE2b, BLAKE3, SM3 comparison).
     #[arg(long)]
     no_compare: bool,
+    /// Do not measure the ICCS helpers sm3hash, pseudohash and pseudoXOF (the baselines of the × pseudoXOF factors).
+    #[arg(long)]
+    no_baselines: bool,
     /// Also check and measure an ICCS CryptHash shared library, side by side (repeatable).
     #[arg(long = "lib", value_name = "NAME=PATH")]
     libs: Vec<LibSpec>,
@@ -99,63 +102,32 @@ fn is_harness_dataset(dir: &std::path::Path) -> bool {
 /// report's own records and files; or `DIR` itself when it is a harness
 /// dataset.
 fn check(dir: &std::path::Path) -> ExitCode {
-    let datasets: Vec<PathBuf> = if is_harness_dataset(dir) {
-        vec![dir.to_path_buf()]
-    } else {
-        match std::fs::read_dir(dir.join("niccs")) {
-            Ok(entries) => {
-                let mut v: Vec<PathBuf> = entries
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.join("campaign.json").is_file())
-                    .collect();
-                v.sort();
-                v
-            }
-            Err(e) => {
-                errln!("report --check: {}: {e}", dir.join("niccs").display());
-                return ExitCode::FAILURE;
-            }
-        }
-    };
-    if datasets.is_empty() {
-        errln!(
-            "report --check: {}: no NICCS dataset (no campaign.json in it or under niccs/)",
-            dir.display()
-        );
-        return ExitCode::FAILURE;
-    }
-    for d in &datasets {
-        match pavelor_bench::niccs::check(d) {
-            Ok(summary) => {
-                if let Err(e) = outln!("{summary}") {
-                    return crate::terminal::finish(Err(e));
-                }
-            }
-            Err(problem) => {
-                errln!("report --check: {}: {problem}", d.display());
-                return ExitCode::FAILURE;
-            }
-        }
-    }
     if is_harness_dataset(dir) {
-        return ExitCode::SUCCESS;
+        return match pavelor_bench::niccs::check(dir) {
+            Ok(summary) => crate::terminal::finish(outln!("{summary}").map(|()| ExitCode::SUCCESS)),
+            Err(problem) => {
+                errln!("report --check: {}: {problem}", dir.display());
+                ExitCode::FAILURE
+            }
+        };
     }
-    let result = report::reload::load(dir).and_then(|r| {
-        let rendered = report::reload::render(&r);
-        report::reload::compare(dir, &rendered).map(|()| r)
-    });
-    match result {
-        Ok(r) => crate::terminal::finish(
-            outln!(
-                "{}: {} figure records agree with their trials; report.md and {} charts regenerate byte for byte",
+    match report::reload::check_run(dir) {
+        Ok(checked) => {
+            let mut text = String::new();
+            for d in &checked.datasets {
+                text.push_str(d);
+                text.push('\n');
+            }
+            text.push_str(&format!(
+                "{}: {} figure records agree with their trials; report.md, report.html and {} charts regenerate byte for byte",
                 dir.display(),
-                r.campaign.measurements.len(),
+                checked.run.campaign.measurements.len(),
                 pavelor::Algorithm::ALL.len()
-            )
-            .map(|()| ExitCode::SUCCESS),
-        ),
+            ));
+            crate::terminal::finish(outln!("{text}").map(|()| ExitCode::SUCCESS))
+        }
         Err(problem) => {
-            errln!("report --check: {}: {problem}", dir.display());
+            errln!("report --check: {problem}");
             ExitCode::FAILURE
         }
     }
@@ -298,6 +270,9 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     let mut ops = Operation::pavelor_all();
     if !args.no_compare {
         ops.extend(Operation::OTHERS);
+    }
+    if !args.no_baselines {
+        ops.extend(Operation::baselines());
     }
     let config = Config {
         out_dir: args.out.clone(),

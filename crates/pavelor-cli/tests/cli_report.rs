@@ -56,6 +56,9 @@ fn tiny_report_has_every_section_and_traceable_figures() {
         "## 12. Resources of every implementation (beyond the guide)",
         "## 13. pavelor's records (beyond the guide)",
         "## 14. Comparison with the reference campaigns",
+        "## 15. Against the ICCS baselines",
+        "### ICCS hash helpers",
+        "### Hash functions against pseudoXOF",
     ] {
         let found = md[at..].find(section).map(|i| at + i);
         assert!(found.is_some(), "missing or out of order: {section}");
@@ -105,6 +108,44 @@ fn tiny_report_has_every_section_and_traceable_figures() {
     for f in ["kat.json", "environment.json"] {
         assert!(out.join("records").join(f).is_file(), "{f}");
     }
+    // × pseudoXOF: every Pavelor row's factor at 32 B is its mean over the
+    // mean of pseudoXOF of the same width, both read from their records.
+    let mean = |id: &str| -> f64 {
+        let path = out.join("records").join(format!("{id}.S1-32.json"));
+        let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        r["mean_cycles"].as_f64().unwrap()
+    };
+    let mut factors = 0;
+    for b in pavelor::Available::all() {
+        for (alg, xof) in [
+            ("Pavelor-512", "pseudoxof-512"),
+            ("Pavelor-768", "pseudoxof-768"),
+            ("Pavelor-1024", "pseudoxof-1024"),
+        ] {
+            let name = b.backend().name();
+            let prefix = format!("| `{alg}` | Rust {name} | ");
+            let line = md
+                .lines()
+                .find(|l| l.starts_with(&prefix))
+                .unwrap_or_else(|| panic!("no row {prefix}"));
+            let cell = line[prefix.len()..].split(" |").next().unwrap();
+            let factor = mean(&format!("{}.{name}", alg.to_ascii_lowercase())) / mean(xof);
+            assert!(
+                cell.ends_with(&format!("({factor:.2}×)")),
+                "{line}: want {factor:.2}"
+            );
+            factors += 1;
+        }
+    }
+    assert_eq!(factors, 3 * pavelor::Available::all().count());
+    // report.html: the same page, self-contained.
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains(
+        "<h2 id=\"15-against-the-iccs-baselines-the-harnesss-summary-beyond-the-guide\">"
+    ));
+    assert_eq!(html.matches("<svg").count(), 3, "the three charts inline");
+    assert!(!html.contains("<script") && !html.contains("src=\"http"));
+    assert!(html.matches("<table>").count() >= 20);
     // No temporary files left behind.
     for entry in std::fs::read_dir(&out)
         .unwrap()

@@ -1,12 +1,13 @@
-//! The per-instance SVG charts: every implementation's line, SHA-512 and
-//! BLAKE3 for reference, the reference campaigns' anchors, and the
-//! AES-throughput bound.
+//! The per-instance SVG charts: every implementation's line; SHA-512,
+//! BLAKE3 and the pseudoXOF baseline of the same width for reference; the
+//! reference campaigns' anchors; and the AES-throughput bound.
 
 use pavelor::Algorithm;
 
 use super::rows::Family;
 use super::{ANCHORS_64K, Campaign};
 use crate::chart::{self, Bound, Marker, Series, Style};
+use crate::iccs_helpers::Helper;
 use crate::ops::{Operation, Subject};
 
 /// The chart file of an instance.
@@ -18,9 +19,11 @@ pub fn chart_name(alg: Algorithm) -> String {
 pub fn chart_for(c: &Campaign, alg: Algorithm) -> String {
     let sizes: Vec<usize> = c.measurements.iter().map(|m| m.size).collect();
     let mut series = Vec::new();
+    let xof = Helper::xof_of_bits(u64::from(alg.output_bits()));
     let rows = c.subjects.iter().filter(|s| {
         s.algorithm() == Some(alg)
             || matches!(s, Subject::Op(Operation::Sha512 | Operation::Blake3))
+            || matches!(s, Subject::Op(Operation::Iccs(h)) if Some(*h) == xof)
     });
     for subject in rows {
         let id = subject.id();
@@ -36,19 +39,21 @@ pub fn chart_for(c: &Campaign, alg: Algorithm) -> String {
         let family = match subject {
             Subject::Op(Operation::Pavelor(..)) => Family::Rust,
             Subject::Lib { .. } => Family::CLibrary,
+            Subject::Op(Operation::Iccs(_)) => Family::Baseline,
             Subject::Op(_) => Family::Comparison,
         };
         series.push(Series {
             label: match subject {
                 Subject::Op(Operation::Pavelor(_, b)) => format!("Rust {b}"),
                 Subject::Lib { name, .. } => format!("C library {name}"),
+                Subject::Op(Operation::Iccs(h)) => format!("{h} (ICCS baseline)"),
                 Subject::Op(o) => format!("{} (comparison)", o.algorithm_name()),
             },
             points,
             style: match family {
                 Family::Rust => Style::Solid,
                 Family::CLibrary => Style::Dashed,
-                Family::Comparison => Style::Dotted,
+                Family::Comparison | Family::Baseline => Style::Dotted,
             },
         });
     }

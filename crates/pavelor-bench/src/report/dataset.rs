@@ -55,7 +55,7 @@ impl NiccsSubject {
     }
 
     /// Whether `subject` is this one's implementation of `alg`.
-    fn is(&self, subject: &Subject, alg: Algorithm) -> bool {
+    pub fn is(&self, subject: &Subject, alg: Algorithm) -> bool {
         match (self, subject) {
             (NiccsSubject::Backend(b), Subject::Op(Operation::Pavelor(a, ob))) => {
                 *a == alg && ob == b

@@ -448,7 +448,7 @@ fn emulated_worker(worker: &WorkerCommand) -> WorkerCommand {
 
 /// How pavelor's page differs from the harness's in what the dataset does
 /// not say: its system, links, evidence paths and subject.
-fn page_context(config: &Config, c: &Campaign) -> niccs::PageContext {
+pub fn page_context(config: &Config, c: &Campaign) -> niccs::PageContext {
     let system = config.system_id.as_str();
     let arch = c.environment.target.split('-').next().unwrap_or_default();
     let mut ctx = niccs::PageContext::harness(system, niccs::architecture_wording(arch));
@@ -469,6 +469,32 @@ fn page_context(config: &Config, c: &Campaign) -> niccs::PageContext {
             .into(),
     );
     ctx
+}
+
+/// Every file of a report directory that its records give: `report.md`,
+/// the charts, and `report.html` (the same page, self-contained: the
+/// charts inline, no script, nothing fetched).
+pub fn rendered_files(config: &Config, c: &Campaign, ds: &niccs::Dataset) -> Vec<(String, String)> {
+    let md = markdown(config, c, ds);
+    let charts: Vec<(String, String)> = Algorithm::ALL
+        .into_iter()
+        .map(|alg| (charts::chart_name(alg), charts::chart_for(c, alg)))
+        .collect();
+    let inline: Vec<(String, String)> = charts
+        .iter()
+        .map(|(name, svg)| (format!("./{name}"), svg.clone()))
+        .collect();
+    let title = crate::html::title_of(&md).unwrap_or_else(|| "pavelor report".into());
+    let html = crate::html::render(&crate::html::Page {
+        title: &title,
+        markdown: &md,
+        svgs: &inline,
+        nav: &[],
+    });
+    let mut files = vec![("report.md".to_string(), md)];
+    files.extend(charts);
+    files.push(("report.html".to_string(), html));
+    files
 }
 
 /// The report text: the NICCS page of the campaign's subject (sections
@@ -499,5 +525,6 @@ pub fn markdown(config: &Config, c: &Campaign, ds: &niccs::Dataset) -> String {
     sections::resources::write(&mut s, &ctx);
     sections::evidence::write(&mut s, &ctx);
     sections::comparison::write(&mut s, &ctx);
+    sections::baselines::write(&mut s, &ctx);
     s
 }

@@ -6,11 +6,10 @@
 
 use std::path::Path;
 
-use pavelor::Algorithm;
 use pavelor_kat::atomic_file::atomic_write;
 use serde::{Deserialize, Serialize};
 
-use super::{Campaign, Config, SIZES, charts, markdown};
+use super::{Campaign, Config, SIZES};
 use crate::campaign::{Measurement, Method};
 use crate::clock::CounterKind;
 use crate::env::Environment;
@@ -318,12 +317,14 @@ pub fn write(config: &Config, c: &Campaign) -> Result<(), String> {
     }
     write_file(dir, RUN_RECORD, &json(&run_record(config, c))?)?;
     write_file(dir, LIBRARIES, &json(&libraries_file(c))?)?;
-    for alg in Algorithm::ALL {
-        let svg = charts::chart_for(c, alg);
-        write_file(dir, &charts::chart_name(alg), svg.as_bytes())?;
-    }
     let ds = super::dataset::dataset(config, c)?;
     ds.write(&dir.join("niccs").join(&config.system_id))
         .map_err(|e| e.to_string())?;
-    write_file(dir, "report.md", markdown(config, c, &ds).as_bytes())
+    // The pages last, the charts before the pages that show them.
+    let mut files = super::rendered_files(config, c, &ds);
+    files.sort_by_key(|(name, _)| !name.ends_with(".svg"));
+    for (name, text) in &files {
+        write_file(dir, name, text.as_bytes())?;
+    }
+    Ok(())
 }

@@ -12,7 +12,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use pavelor::{Algorithm, Backend};
+use pavelor::Backend;
 use pavelor_kat::atomic_file::atomic_write;
 use serde::de::DeserializeOwned;
 
@@ -20,7 +20,7 @@ use super::records::{
     self, AES_PROBE, Derived, ENVIRONMENT, FAILURES, FIGURE_SCHEMA, FigureRecord, HOST_CHECKS, KAT,
     RUN_RECORD, RUN_SCHEMA, RunRecord, STATIC_SIZE,
 };
-use super::{Campaign, Config, FigureFailure, charts, markdown};
+use super::{Campaign, Config, FigureFailure, rendered_files};
 use crate::library::gate::LibGate;
 use crate::niccs;
 
@@ -192,16 +192,12 @@ pub fn load(dir: &Path) -> Result<Reloaded, String> {
     })
 }
 
-/// `report.md` and the charts of `r`, as [`records::write`] makes them.
+/// `report.md`, the charts and `report.html` of `r`, as [`records::write`]
+/// makes them.
 pub fn render(r: &Reloaded) -> Rendered {
-    let mut files = vec![(
-        "report.md".to_string(),
-        markdown(&r.config, &r.campaign, &r.dataset),
-    )];
-    for alg in Algorithm::ALL {
-        files.push((charts::chart_name(alg), charts::chart_for(&r.campaign, alg)));
+    Rendered {
+        files: rendered_files(&r.config, &r.campaign, &r.dataset),
     }
-    Rendered { files }
 }
 
 /// Writes `rendered` into `dir`, each file through a temporary file and a
@@ -230,4 +226,45 @@ pub fn compare(dir: &Path, rendered: &Rendered) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A report directory that passed every check of `pavelor report --check`.
+pub struct CheckedRun {
+    /// The summary line of each NICCS dataset under `niccs/`.
+    pub datasets: Vec<String>,
+    /// The run, read back.
+    pub run: Reloaded,
+}
+
+/// The NICCS datasets of a report directory (`DIR/niccs/<id>/`), sorted.
+pub fn datasets_of(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    let entries = std::fs::read_dir(dir.join("niccs"))
+        .map_err(|e| format!("{}: {e}", dir.join("niccs").display()))?;
+    let mut v: Vec<std::path::PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("campaign.json").is_file())
+        .collect();
+    v.sort();
+    if v.is_empty() {
+        return Err(format!(
+            "{}: no NICCS dataset (no campaign.json under niccs/)",
+            dir.display()
+        ));
+    }
+    Ok(v)
+}
+
+/// Every check of `pavelor report --check` on a report directory: each
+/// NICCS dataset by the harness validator's rules, every record against
+/// its trials, and every page and chart against what the records give.
+/// The error names the first problem, prefixed with the path it is in.
+pub fn check_run(dir: &Path) -> Result<CheckedRun, String> {
+    let mut datasets = Vec::new();
+    for d in datasets_of(dir)? {
+        let summary = niccs::check(&d).map_err(|p| format!("{}: {p}", d.display()))?;
+        datasets.push(summary.to_string());
+    }
+    let run = load(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    compare(dir, &render(&run)).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(CheckedRun { datasets, run })
 }

@@ -18,6 +18,8 @@ pub enum Family {
     CLibrary,
     /// A comparison hash (SHA-512, BLAKE3, ...).
     Comparison,
+    /// An ICCS helper, a baseline of the NICCS summary.
+    Baseline,
 }
 
 /// One implementation's figures.
@@ -99,6 +101,7 @@ impl<'a> Ctx<'a> {
                             )
                         }),
                     ),
+                    Subject::Op(Operation::Iccs(_)) => (Family::Baseline, None),
                     Subject::Op(_) => (Family::Comparison, None),
                     Subject::Lib { name, .. } => (
                         Family::CLibrary,

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use super::rows::Ctx;
 use crate::library::gate::LibStatus;
 
+pub mod baselines;
 pub mod basic;
 pub mod comparison;
 pub mod environment;

@@ -33,7 +33,11 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
         s,
         "| instance | implementation | static memory | counted | baseline RSS | peak RSS (VmHWM) |\n|---|---|---:|---|---:|---:|"
     );
-    for row in ctx.rows.iter().filter(|r| r.family != Family::Comparison) {
+    for row in ctx
+        .rows
+        .iter()
+        .filter(|r| matches!(r.family, Family::Rust | Family::CLibrary))
+    {
         let (bytes, what) = row
             .static_memory
             .as_ref()

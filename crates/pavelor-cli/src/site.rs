@@ -1,0 +1,41 @@
+//! `pavelor site`: report directories from several machines as one static
+//! site.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use crate::terminal::{errln, outln};
+
+/// `pavelor site --out SITE RUN...`.
+#[derive(Args)]
+pub struct SiteArgs {
+    /// The site's directory: made, or replaced if an earlier `pavelor site` made it.
+    #[arg(long, value_name = "SITE")]
+    out: PathBuf,
+    /// Report directories (`pavelor report --out DIR`), one per system id; each is checked as `pavelor report --check` checks it, and a run that fails is refused.
+    #[arg(value_name = "RUN", required = true)]
+    runs: Vec<PathBuf>,
+}
+
+/// Builds the site.
+pub fn run(args: &SiteArgs) -> ExitCode {
+    match pavelor_bench::site::build(&args.out, &args.runs) {
+        Ok(built) => crate::terminal::finish(
+            outln!(
+                "site written to {}: {} system(s) ({}), {} pages; open {}",
+                args.out.display(),
+                built.systems.len(),
+                built.systems.join(", "),
+                built.pages.len(),
+                args.out.join("index.html").display()
+            )
+            .map(|()| ExitCode::SUCCESS),
+        ),
+        Err(e) => {
+            errln!("site: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

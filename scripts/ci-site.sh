@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The HTML pages in a real browser: two quick runs with different system
+# ids (on this one machine), merged by `pavelor site`; then every page of
+# the site and a run's own report.html rendered by Debian's headless
+# Chromium (installed here if missing), with screenshots saved next to the
+# pages and the rendered DOM checked (tables, charts, links, no network
+# request) by scripts/check-pages-in-browser.py.
+#
+#   scripts/ci-site.sh [OUT]      # default OUT: target/ci-site
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-target/ci-site}
+
+if ! command -v chromium >/dev/null; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+fi
+chromium --version
+
+cargo build --locked --release -p pavelor-cli
+rm -rf "$out"
+mkdir -p "$out"
+for id in x86_here arm_like; do
+    ./target/release/pavelor report --quick --skip-2-33 --system-id "$id" --out "$out/run-$id" >/dev/null
+    ./target/release/pavelor report --check "$out/run-$id" | tail -n 1
+done
+./target/release/pavelor site --out "$out/site" "$out/run-x86_here" "$out/run-arm_like"
+python3 scripts/check-pages-in-browser.py "$out/site" "$out/run-x86_here/report.html"
+# The checker must catch what it claims to: a page that fetches, and broken links.
+bad="$out/hostile"
+mkdir -p "$bad"
+printf '<!DOCTYPE html><html><body><table><tr><td>x</td></tr></table><img src="http://127.0.0.1:9/x.png"><a href="gone.html">x</a><a href="#none">y</a></body></html>\n' >"$bad/bad.html"
+if python3 scripts/check-pages-in-browser.py "$bad" 2>"$bad/said.txt"; then
+    echo "ci-site: the browser check passed a page that fetches from the network" >&2
+    exit 1
+fi
+for want in "requested http://127.0.0.1:9/x.png" "broken link gone.html" "link #none: no element"; do
+    grep -q "$want" "$bad/said.txt" || { echo "ci-site: the browser check missed: $want" >&2; cat "$bad/said.txt" >&2; exit 1; }
+done
+echo "ci-site: screenshots under $out/site (*.png, *.narrow.png)"
