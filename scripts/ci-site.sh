@@ -4,7 +4,8 @@
 # the site and a run's own report.html rendered by Debian's headless
 # Chromium (installed here if missing), with screenshots saved next to the
 # pages and the rendered DOM checked (tables, charts, links, no network
-# request) by scripts/check-pages-in-browser.py.
+# request) by scripts/check-pages-in-browser.py; and the report printed to
+# PDF.
 #
 #   scripts/ci-site.sh [OUT]      # default OUT: target/ci-site
 set -euo pipefail
@@ -26,6 +27,16 @@ for id in x86_here arm_like; do
 done
 ./target/release/pavelor site --out "$out/site" "$out/run-x86_here" "$out/run-arm_like"
 python3 scripts/check-pages-in-browser.py "$out/site" "$out/run-x86_here/report.html"
+# Printable: Chromium prints the report to PDF, many pages of it.
+profile=$(mktemp -d)
+chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+    --disable-component-update --disable-sync --no-first-run --user-data-dir="$profile" \
+    --no-pdf-header-footer --print-to-pdf="$out/report.pdf" "file://$(realpath "$out/run-x86_here/report.html")" 2>/dev/null
+rm -rf "$profile"
+# The page tree's root counts every page: the largest /Count.
+pages=$(python3 -c 'import re,sys; print(max(map(int, re.findall(rb"/Count (\d+)", open(sys.argv[1], "rb").read())), default=0))' "$out/report.pdf")
+echo "ci-site: report.html printed to $out/report.pdf: $pages pages"
+[ "${pages:-0}" -ge 5 ] || { echo "ci-site: the printed report has ${pages:-0} pages" >&2; exit 1; }
 # The checker must catch what it claims to: a page that fetches, and broken links.
 bad="$out/hostile"
 mkdir -p "$bad"

@@ -254,14 +254,14 @@ mod tests {
             "./chart.svg".to_string(),
             "<?xml version=\"1.0\"?>\n<svg viewBox=\"0 0 1 1\"><rect/></svg>\n".to_string(),
         )];
-        let md = "# T <x>\n\n## A b\n\n## A b\n\n| a | b |\n|---|--:|\n| 1 | 2 |\n\n![the chart](./chart.svg)\n\n![other](./other.svg)\n\n[x](#a-b)\n";
+        let md = "# T & x\n\n## A b\n\n## A b\n\n| a | b |\n|---|--:|\n| 1 | 2 |\n\n![the chart](./chart.svg)\n\n![other](./other.svg)\n\n[x](#a-b)\n";
         let html = render(&Page {
-            title: "T <x>",
+            title: "T & x",
             markdown: md,
             svgs: &svgs,
             nav: &[("Index".into(), "../index.html".into())],
         });
-        assert!(html.contains("<title>T &lt;x&gt;</title>"));
+        assert!(html.contains("<title>T &amp; x</title>"));
         assert!(html.contains("<h2 id=\"a-b\">A b</h2>"));
         assert!(html.contains("<h2 id=\"a-b-1\">A b</h2>"));
         assert!(html.contains("<div class=\"scroll\"><table>"));
@@ -274,6 +274,6 @@ mod tests {
         assert!(html.contains("<a href=\"../index.html\">Index</a>"));
         assert!(!html.contains("<script"));
         assert!(html.contains(CONTENT_SECURITY_POLICY));
-        assert_eq!(title_of(md).as_deref(), Some("T <x>"));
+        assert_eq!(title_of(md).as_deref(), Some("T & x"));
     }
 }

@@ -27,6 +27,7 @@ fn manpages_cover_every_visible_command_and_its_options() {
         "pavelor-kat.1",
         "pavelor-manpages.1",
         "pavelor-report.1",
+        "pavelor-site.1",
         "pavelor-sum.1",
         "pavelor.1",
     ];
