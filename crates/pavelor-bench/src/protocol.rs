@@ -198,7 +198,7 @@ pub enum Messages {
 
 impl Messages {
     /// Whether every call writes (and the worker checks) a digest slot of
-    /// its own, rather than a ring of [`DIGEST_SLOTS`].
+    /// its own, rather than a ring of [`REPEATED_SLOTS`].
     pub fn slot_per_call(self) -> bool {
         match self {
             Messages::Repeated => false,

@@ -203,7 +203,14 @@ fn report_validates_everything_before_measuring() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let quick = ["report", "--quick", "--no-compare", "--sizes", "32"];
+    let quick = [
+        "report",
+        "--quick",
+        "--no-compare",
+        "--no-baselines",
+        "--sizes",
+        "32",
+    ];
     fails_fast(
         pavelor()
             .args(quick)
@@ -363,6 +370,7 @@ fn libraries_are_gated_isolated_and_measured_side_by_side() {
             "--sizes",
             "32,1024",
             "--no-compare",
+            "--no-baselines",
             "--timeout",
             "3",
             "--out",
@@ -567,6 +575,7 @@ fn kat_failure_still_writes_the_report_and_fails() {
             "--sizes",
             "32",
             "--no-compare",
+            "--no-baselines",
             "--kat-dir",
         ])
         .arg(&kat)
@@ -631,6 +640,7 @@ int CryptHash(int b, const unsigned char *m, unsigned long long n, unsigned char
             "--sizes",
             "32,16384,65536",
             "--no-compare",
+            "--no-baselines",
             "--timeout",
             "2",
             "--out",
@@ -726,6 +736,7 @@ fn report_one_lib(out: &Path, name: &str, so: &Path, timeout: &str) -> std::proc
             "--sizes",
             "32",
             "--no-compare",
+            "--no-baselines",
             "--timeout",
             timeout,
             "--out",
@@ -935,6 +946,7 @@ fn the_measured_message_and_plan_are_the_harness_s() {
             "--sizes",
             "100",
             "--no-compare",
+            "--no-baselines",
             "--skip-2-33",
             "--out",
         ])
@@ -1003,6 +1015,7 @@ fn host_checks_refuse_or_head_the_report() {
         "--sizes",
         "32",
         "--no-compare",
+        "--no-baselines",
         "--out",
     ];
     let run = pavelor()
@@ -1068,6 +1081,7 @@ fn the_niccs_dataset_passes_the_check_and_tampering_does_not() {
             "--sizes",
             "32,1024",
             "--no-compare",
+            "--no-baselines",
             "--system-id",
             "ci_1",
             "--out",

@@ -94,7 +94,7 @@ fn json(path: &Path) -> Value {
     serde_json::from_slice(&bytes).unwrap()
 }
 
-/// `pavelor report --quick --trials 1 --sizes 32,4096 --no-compare
+/// `pavelor report --quick --trials 1 --sizes 32,4096 --no-compare --no-baselines
 /// --skip-2-33 --timeout 5 --out OUT`, then `extra`, then a `--lib` per
 /// library. Returns the output and how long it took.
 fn report(out: &Path, libs: &[(&str, &Path)], extra: &[&str]) -> (Output, Duration) {
@@ -108,6 +108,7 @@ fn report(out: &Path, libs: &[(&str, &Path)], extra: &[&str]) -> (Output, Durati
         "--sizes",
         "32,4096",
         "--no-compare",
+        "--no-baselines",
         "--skip-2-33",
         "--timeout",
         "5",
@@ -893,6 +894,7 @@ fn a_huge_library_file_is_read_in_bounded_memory() {
             "--sizes",
             "32,4096",
             "--no-compare",
+            "--no-baselines",
             "--skip-2-33",
             "--timeout",
             "5",

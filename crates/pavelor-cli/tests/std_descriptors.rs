@@ -58,6 +58,7 @@ const REPORT: &[&str] = &[
     "--sizes",
     "32",
     "--no-compare",
+    "--no-baselines",
     "--out",
 ];
 
