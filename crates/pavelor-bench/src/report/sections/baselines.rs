@@ -66,13 +66,9 @@ pub fn tables(s: &mut String, ctx: &Ctx<'_>, level: &str) {
             s,
             "The ICCS auxiliary functions that every NICCS hash table compares with, measured in this run by the same method: mean {u} per call on the NICCS driver's message (pavelor's implementations, written on RustCrypto `sm3`; `docs/iccs-baselines.md` defines them).\n"
         );
-        let mut head = String::from("| ICCS helper | output bits |");
-        let mut rule = String::from("|---|---|");
-        for &n in &SIZES {
-            let _ = write!(head, " {} |", size_name(n));
-            rule.push_str("---:|");
-        }
-        let _ = writeln!(s, "{head} {u}/byte (64 KiB) |\n{rule}---:|");
+        let mut right: Vec<String> = SIZES.iter().map(|&n| size_name(n)).collect();
+        right.push(format!("{u}/byte (64 KiB)"));
+        header(s, ["ICCS helper", "output bits"], &right);
         for h in Helper::ALL {
             let Some(row) = helper_row(ctx, h) else {
                 continue;
@@ -97,13 +93,11 @@ pub fn tables(s: &mut String, ctx: &Ctx<'_>, level: &str) {
         s,
         "Every Pavelor implementation of this run with its mean {u} per call and, in brackets, that figure divided by `pseudoXOF`'s at the same output width and message length, as the harness's summary divides them (above 1: slower than `pseudoXOF`).\n"
     );
-    let mut head = String::from("| instance | implementation |");
-    let mut rule = String::from("|---|---|");
-    for &n in &SUMMARY_SIZES {
-        let _ = write!(head, " {} {u} (× pseudoXOF) |", size_name(n));
-        rule.push_str("---:|");
-    }
-    let _ = writeln!(s, "{head}\n{rule}");
+    let right: Vec<String> = SUMMARY_SIZES
+        .iter()
+        .map(|&n| format!("{} {u} (× pseudoXOF)", size_name(n)))
+        .collect();
+    header(s, ["instance", "implementation"], &right);
     for alg in Algorithm::ALL {
         for row in ctx.instance_rows(alg) {
             let mut line = format!("| `{}` | {} |", alg.name(), row.name());
@@ -113,6 +107,19 @@ pub fn tables(s: &mut String, ctx: &Ctx<'_>, level: &str) {
             let _ = writeln!(s, "{line}");
         }
     }
+}
+
+/// A table's header and rule: two columns of names, then one right-aligned
+/// column per `right` heading.
+fn header(s: &mut String, left: [&str; 2], right: &[String]) {
+    let _ = writeln!(
+        s,
+        "| {} | {} | {} |\n|---|---|{}",
+        left[0],
+        left[1],
+        right.join(" | "),
+        "---:|".repeat(right.len())
+    );
 }
 
 /// `32 B`, `1 KiB`, `64 KiB`, as the harness names message lengths.
