@@ -79,6 +79,14 @@ pub fn dist(args: &DistArgs) -> Result<(), String> {
     for c in PUBLISHED {
         package.args(["-p", c]);
     }
+    // Cargo takes a registry package's sources and builds as immutable per
+    // version: both are made again, so that the crates are verified
+    // against this tree's siblings and not an earlier dist's.
+    forget_unpacked_siblings(version)?;
+    if package_target.exists() {
+        fs::remove_dir_all(&package_target)
+            .map_err(|e| format!("cannot remove {}: {e}", package_target.display()))?;
+    }
     run(&mut package)?;
     let crates = out.join("crates");
     fs::create_dir_all(&crates).map_err(|e| format!("cannot create {}: {e}", crates.display()))?;
@@ -122,6 +130,39 @@ pub fn dist(args: &DistArgs) -> Result<(), String> {
             size,
             f.strip_prefix(&out).unwrap_or(f).display()
         );
+    }
+    Ok(())
+}
+
+/// `cargo package` verifies each crate against its siblings' fresh
+/// `.crate` files through a local overlay source, which it unpacks under
+/// `$CARGO_HOME/registry/src/-<hash>/NAME-VERSION/`. It does not unpack a
+/// version that is already there, so a second `dist` of the same version
+/// would verify against the first one's sources: those are removed first
+/// (and the builds made from them, by the caller).
+/// (Only directories whose name starts with `-`, the overlays, are
+/// touched; a real registry's are named after its host.)
+fn forget_unpacked_siblings(version: &str) -> Result<(), String> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry").join("src")) else {
+        return Ok(());
+    };
+    let Ok(entries) = fs::read_dir(&src) else {
+        return Ok(());
+    };
+    for e in entries.flatten() {
+        if !e.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        for c in PUBLISHED {
+            let stale = e.path().join(format!("{c}-{version}"));
+            if stale.is_dir() {
+                fs::remove_dir_all(&stale)
+                    .map_err(|err| format!("cannot remove {}: {err}", stale.display()))?;
+            }
+        }
     }
     Ok(())
 }
