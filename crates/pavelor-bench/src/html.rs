@@ -151,9 +151,21 @@ fn events<'a>(markdown: &'a str, svgs: &'a [(String, String)]) -> Vec<Event<'a>>
                 out.push(Event::End(TagEnd::Table));
                 out.push(Event::Html(CowStr::Borrowed("</div>\n")));
             }
-            Event::Start(Tag::Image { dest_url, .. })
-                if svgs.iter().any(|(link, _)| **link == *dest_url) =>
-            {
+            Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => {
+                let Some((_, svg)) = svgs.iter().find(|(link, _)| **link == *dest_url) else {
+                    out.push(Event::Start(Tag::Image {
+                        link_type,
+                        dest_url,
+                        title,
+                        id,
+                    }));
+                    continue;
+                };
                 let mut alt = String::new();
                 for e in parser.by_ref() {
                     match e {
@@ -162,11 +174,7 @@ fn events<'a>(markdown: &'a str, svgs: &'a [(String, String)]) -> Vec<Event<'a>>
                         _ => {}
                     }
                 }
-                let svg = svgs
-                    .iter()
-                    .find(|(link, _)| **link == *dest_url)
-                    .map_or("", |(_, svg)| svg_element(svg));
-                let alt = escape(&alt);
+                let (svg, alt) = (svg_element(svg), escape(&alt));
                 out.push(Event::Html(CowStr::from(format!(
                     "<figure class=\"chart\" role=\"img\" aria-label=\"{alt}\">{svg}<figcaption>{alt}</figcaption></figure>"
                 ))));

@@ -213,10 +213,9 @@ pub fn pseudo_xof(output_bits: u64, msg: &[u8], bits: u64) -> Result<Vec<u8>, He
     Ok(out)
 }
 
+/// `pseudoXOF` into the front of `out`; `output_bits` is at most
+/// [`MAX_XOF_BITS`] (a [`Width`], or checked by [`pseudo_xof`]).
 fn pseudo_xof_into(output_bits: u64, m: Bits<'_>, out: &mut [u8]) -> Result<(), HelperError> {
-    if output_bits > MAX_XOF_BITS {
-        return Err(HelperError::InvalidDigestLength);
-    }
     let len = output_bits.div_ceil(8) as usize;
     let out = out.get_mut(..len).ok_or(HelperError::ShortOutput)?;
     for (i, chunk) in out.chunks_mut(32).enumerate() {

@@ -69,11 +69,18 @@ pub fn page(systems: &[System]) -> (String, Vec<(String, String)>) {
     for alg in Algorithm::ALL {
         let _ = writeln!(s, "\n## {alg}\n");
         let name = chart_name(alg);
+        // Each system's row of this instance, looked up once.
+        let rows: Vec<Option<&Row<'_>>> = systems
+            .iter()
+            .zip(&ctxs)
+            .map(|(sys, ctx)| subject_row(sys, ctx, alg))
+            .collect();
         let series: Vec<Series> = systems
             .iter()
             .zip(&ctxs)
-            .filter_map(|(sys, ctx)| {
-                let row = subject_row(sys, ctx, alg)?;
+            .zip(&rows)
+            .filter_map(|((sys, ctx), row)| {
+                let row = (*row)?;
                 let points: Vec<(f64, f64)> = row
                     .measurements
                     .iter()
@@ -101,13 +108,11 @@ pub fn page(systems: &[System]) -> (String, Vec<(String, String)>) {
             "| message | system | per byte | unit | MB/s | × pseudoXOF |\n|---|---|---:|---|---:|---:|"
         );
         for &n in &SIZES {
-            for (sys, ctx) in systems.iter().zip(&ctxs) {
-                let Some(m) = subject_row(sys, ctx, alg).and_then(|r| r.at(n)) else {
+            for ((sys, ctx), row) in systems.iter().zip(&ctxs).zip(&rows) {
+                let Some((row, m)) = row.and_then(|r| Some((r, r.at(n)?))) else {
                     continue;
                 };
-                let xof = subject_row(sys, ctx, alg)
-                    .and_then(|r| times_xof(ctx, alg, r, n))
-                    .map_or("–".into(), |r| format!("{r:.2}×"));
+                let xof = times_xof(ctx, alg, row, n).map_or("–".into(), |r| format!("{r:.2}×"));
                 let _ = writeln!(
                     s,
                     "| {} | {} | {:.2} | {} | {:.1} | {xof} |",

@@ -130,25 +130,12 @@ fn write(root: &Path, rel: &str, text: &str, pages: &mut Vec<String>) -> Result<
     Ok(())
 }
 
-fn system_nav() -> Vec<(String, String)> {
-    [
-        ("All systems", "../index.html"),
-        ("Every system", "../compare.html"),
-        ("Summary", "index.html"),
-        ("hash-22", pages::CANDIDATE_PAGE),
-        ("Method", "method.html"),
-        ("Full report", "report.html"),
-    ]
-    .into_iter()
-    .map(|(a, b)| (a.to_string(), b.to_string()))
-    .collect()
-}
-
-fn top_nav() -> Vec<(String, String)> {
-    vec![
-        ("All systems".to_string(), "index.html".to_string()),
-        ("Every system".to_string(), "compare.html".to_string()),
-    ]
+/// Navigation links: (text, relative link).
+fn nav(links: &[(&str, &str)]) -> Vec<(String, String)> {
+    links
+        .iter()
+        .map(|&(text, link)| (text.to_string(), link.to_string()))
+        .collect()
 }
 
 fn page_html(markdown: &str, svgs: &[(String, String)], nav: &[(String, String)]) -> String {
@@ -164,25 +151,32 @@ fn page_html(markdown: &str, svgs: &[(String, String)], nav: &[(String, String)]
 /// Writes every page of `systems` into `root`.
 fn render_into(root: &Path, systems: &[System]) -> Result<Vec<String>, String> {
     let mut written = Vec::new();
-    let nav = system_nav();
+    let system_links = nav(&[
+        ("All systems", "../index.html"),
+        ("Every system", "../compare.html"),
+        ("Summary", "index.html"),
+        ("hash-22", pages::CANDIDATE_PAGE),
+        ("Method", "method.html"),
+        ("Full report", "report.html"),
+    ]);
     for sys in systems {
         let dir = root.join(&sys.id);
         write(
             root,
             &format!("{}/index.html", sys.id),
-            &page_html(&pages::summary(systems, sys), &[], &nav),
+            &page_html(&pages::summary(systems, sys), &[], &system_links),
             &mut written,
         )?;
         write(
             root,
             &format!("{}/{}", sys.id, pages::CANDIDATE_PAGE),
-            &page_html(&pages::candidate(systems, sys), &[], &nav),
+            &page_html(&pages::candidate(systems, sys), &[], &system_links),
             &mut written,
         )?;
         write(
             root,
             &format!("{}/method.html", sys.id),
-            &page_html(&pages::method(systems, sys), &[], &nav),
+            &page_html(&pages::method(systems, sys), &[], &system_links),
             &mut written,
         )?;
         // The run's own page, byte for byte as its check found it.
@@ -197,7 +191,10 @@ fn render_into(root: &Path, systems: &[System]) -> Result<Vec<String>, String> {
         .into_iter()
         .map(|(name, svg)| (format!("./{name}"), svg))
         .collect();
-    let top = top_nav();
+    let top = nav(&[
+        ("All systems", "index.html"),
+        ("Every system", "compare.html"),
+    ]);
     write(
         root,
         "compare.html",
