@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# One command builds every artefact: `cargo xtask dist --out DIR`, after
-# scripts/ci-wheels.sh and scripts/ci-packaging.sh have installed the tools
-# (the Python tools venv in target/py-tools, cargo-c, dpkg-dev) and tested
-# each artefact on its own. Checks that DIR holds all of them, and that the
+# One command builds every artefact: `cargo xtask dist --out DIR` (run
+# here, or earlier by .ci/run, which passes DIR as PAVELOR_DIST and has
+# installed the tools: the Python tools venv, cargo-c, dpkg-dev;
+# scripts/ci-wheels.sh and scripts/ci-packaging.sh test the wheels and the
+# .deb of that DIR). Checks that DIR holds all of them, and that the
 # C library tarball works unpacked under an arbitrary directory: a C program
 # built with `pkg-config --define-prefix` and run, and the CMake package
 # found there.
@@ -11,9 +12,15 @@ cd "$(dirname "$0")/.."
 root=$PWD
 work=$(mktemp -d "${TMPDIR:-/tmp}/pavelor-dist.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-export PATH=$root/target/py-tools/bin:$PATH
-
-cargo xtask dist --locked --out "$work/dist"
+# The output of an earlier `cargo xtask dist` (PAVELOR_DIST, as .ci/run
+# sets it after running it), else a new one.
+if [ -n "${PAVELOR_DIST:-}" ]; then
+    dist=$PAVELOR_DIST
+else
+    export PATH=${PAVELOR_PY_TOOLS:-$root/target/py-tools}/bin:$PATH
+    dist=$work/dist
+    cargo xtask dist --locked --out "$dist"
+fi
 
 version=$(cargo pkgid -p pavelor | sed 's/.*[#@]//')
 expect=(
@@ -25,16 +32,16 @@ expect=(
     "python/pavelor-$version.tar.gz"
 )
 for f in "${expect[@]}"; do
-    [ -s "$work/dist/$f" ] || { echo "error: dist lacks $f" >&2; exit 1; }
+    [ -s "$dist/$f" ] || { echo "error: dist lacks $f" >&2; exit 1; }
 done
 for arch in x86_64 aarch64; do
-    ls "$work"/dist/python/pavelor-"$version"-cp311-abi3-*manylinux_2_17_"$arch".whl >/dev/null ||
+    ls "$dist"/python/pavelor-"$version"-cp311-abi3-*manylinux_2_17_"$arch".whl >/dev/null ||
         { echo "error: dist lacks the cp311-abi3 manylinux_2_17 $arch wheel" >&2; exit 1; }
 done
 
 echo "--- the C library tarball unpacked under $work/unpacked"
 mkdir "$work/unpacked"
-tar -xzf "$work/dist/libpavelor-$version-x86_64-linux-gnu.tar.gz" -C "$work/unpacked"
+tar -xzf "$dist/libpavelor-$version-x86_64-linux-gnu.tar.gz" -C "$work/unpacked"
 export PKG_CONFIG_PATH=$work/unpacked/lib/pkgconfig
 src=$root/crates/pavelor-capi/tests/c
 # shellcheck disable=SC2046

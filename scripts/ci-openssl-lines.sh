@@ -4,7 +4,9 @@
 #
 #  1. each line's sources from the openssl-src crate (its 300.5.x and 400.x
 #     releases, fetched by cargo), configured and built here into a private
-#     prefix under target/openssl-lines/ (kept: a later run reuses it).
+#     prefix: an entry of the CI cache (scripts/ci-lib.sh) keyed by the
+#     release, the Configure options and the C compiler, sealed with the
+#     SHA-256 of every file, and built again when missing or corrupt.
 #     Static libraries and `no-legacy no-module`, as the crate's own build
 #     has them: its trimmed sources lack the generators of the shared
 #     libraries' symbol maps and of the legacy provider (no module of
@@ -25,6 +27,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+# shellcheck source=scripts/ci-lib.sh
+. scripts/ci-lib.sh
 
 # openssl-src releases: the 3.5 line, the 4.0 line.
 lines=("300.5.5+3.5.5" "400.0.2+4.0.3")
@@ -90,22 +94,28 @@ speed() {
 echo "--- the system's OpenSSL: $(openssl version)"
 speed openssl
 
+configure=(no-shared no-tests no-docs no-legacy no-module)
 for v in "${lines[@]}"; do
-    prefix=$base/$v/prefix
     echo "--- OpenSSL from openssl-src $v"
-    if [ ! -x "$prefix/bin/openssl" ]; then
+    key=$(cache_key "$v" "${configure[*]}" "$(cc --version | head -n 1)" "$(uname -m)")
+    cache_prune "openssl-$v" "$key"
+    if ! entry=$(cache_lookup "openssl-$v" "$key"); then
         src=$(fetch "$v")/openssl
         build=$base/$v/build
         rm -rf "$build"
         mkdir -p "$build"
         (
             cd "$build"
-            perl "$src/Configure" --prefix="$prefix" --libdir=lib --openssldir="$prefix/ssl" \
-                no-shared no-tests no-docs no-legacy no-module >/dev/null
+            perl "$src/Configure" --prefix="$entry/prefix" --libdir=lib \
+                --openssldir="$entry/prefix/ssl" "${configure[@]}" >/dev/null
             make -j"$(nproc)" build_sw >/dev/null
             make install_sw >/dev/null
         )
+        rm -rf "$build"
+        cache_seal "$entry"
     fi
+    prefix=$entry/prefix
+    mkdir -p "$base/$v"
     "$prefix/bin/openssl" version -a | head -n 2
     exe=$base/$v/evp_pavelor
     # Linked with this prefix's libcrypto.a by path: no other OpenSSL can

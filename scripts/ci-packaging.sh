@@ -8,7 +8,8 @@
 #     the installed files with nothing but `pkg-config --cflags --libs
 #     pavelor` and run natively and under valgrind memcheck, and built
 #     again through CMake's `find_package(pavelor)`, shared and static;
-#  3. the Debian package (`cargo xtask deb`) installed with dpkg -i: the
+#  3. the Debian package (`cargo xtask deb`, or the one in $PAVELOR_DIST
+#     that `cargo xtask dist` made) installed with dpkg -i: the
 #     command, its man page and completions, a C program through the
 #     system's pkg-config, `openssl dgst -provider pavelor` with no path;
 #     then dpkg -r, and nothing of it left;
@@ -44,7 +45,7 @@ cargo install --locked --path crates/pavelor-cli --root "$work/cargo-root" --tar
 echo "--- the C library: cargo-c, cargo xtask capi, a C program via pkg-config only"
 if ! cargo cinstall --version >/dev/null 2>&1; then
     # Unoptimised: it builds in much less time, and it only drives cargo.
-    cargo install --locked --debug cargo-c --version 0.10.24+cargo-0.98.0
+    cargo install --locked --debug cargo-c --version "$(cat scripts/cargo-c-version)"
 fi
 prefix=$work/prefix
 cargo xtask capi --locked --prefix "$prefix"
@@ -91,8 +92,15 @@ if cmake -S "$work/cmake" -B "$work/cmake/build2" -DCMAKE_PREFIX_PATH="$prefix" 
     exit 1
 fi
 echo "--- the Debian package: dpkg -i, used from the system paths, dpkg -r"
-cargo xtask deb --locked --out "$work/deb"
-deb=$(echo "$work"/deb/pavelor_*.deb)
+# The package `cargo xtask dist` made (PAVELOR_DIST, as .ci/run sets it),
+# else one built here.
+if [ -n "${PAVELOR_DIST:-}" ]; then
+    deb=$(echo "$PAVELOR_DIST"/pavelor_*.deb)
+else
+    cargo xtask deb --locked --out "$work/deb"
+    deb=$(echo "$work"/deb/pavelor_*.deb)
+fi
+[ -s "$deb" ] || { echo "error: no Debian package ($deb)" >&2; exit 1; }
 dpkg-deb --info "$deb"
 printf '%s %8d bytes\n' "$(basename "$deb")" "$(stat -c %s "$deb")"
 if dpkg -s pavelor >/dev/null 2>&1; then

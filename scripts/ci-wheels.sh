@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The Python wheels and the sdist as users install them:
-#  1. maturin, ziglang, auditwheel and abi3audit from PyPI into a tools
-#     virtualenv; `cargo xtask wheels` builds the manylinux2014 wheels
-#     (cp311-abi3 x86-64 and aarch64, cp39/cp310 where those interpreters
-#     are present) and the sdist;
+#  1. maturin, ziglang, auditwheel and abi3audit from PyPI (pinned in
+#     scripts/ci-py-tools.txt) in a tools virtualenv; `cargo xtask wheels`
+#     (or `cargo xtask dist`, whose output .ci/run passes as PAVELOR_DIST)
+#     builds the manylinux2014 wheels (cp311-abi3 x86-64 and aarch64,
+#     cp39/cp310 where those interpreters are present) and the sdist;
 #  2. every wheel through `auditwheel show` (its platform tag must be
 #     manylinux_2_17) and every abi3 wheel through `abi3audit --strict`;
 #  3. each x86-64 wheel installed in a fresh virtualenv of its interpreter
@@ -18,23 +19,32 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/pavelor-wheels.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 python=${PYTHON:-python3}
-echo "--- tools: maturin, ziglang, auditwheel, abi3audit ($("$python" --version 2>&1))"
-# In target/ (kept for the run's later `cargo xtask dist`).
-tools=$root/target/py-tools
+# The tools venv: .ci/run's cached one (PAVELOR_PY_TOOLS, pinned in
+# scripts/ci-py-tools.txt), else one in target/.
+tools=${PAVELOR_PY_TOOLS:-$root/target/py-tools}
+echo "--- tools: maturin, ziglang, auditwheel, abi3audit in $tools ($("$python" --version 2>&1))"
 if [ ! -x "$tools/bin/maturin" ]; then
     "$python" -m venv "$tools"
     "$tools/bin/python" -m pip install --quiet --upgrade pip
-    "$tools/bin/python" -m pip install --quiet maturin ziglang auditwheel abi3audit
+    "$tools/bin/python" -m pip install --quiet --no-deps -r scripts/ci-py-tools.txt
 fi
 export PATH=$tools/bin:$PATH
 command -v rustup >/dev/null && { rustup target add aarch64-unknown-linux-gnu || true; }
 
-echo "--- cargo xtask wheels"
-cargo xtask wheels --out "$work/dist"
-ls -l "$work/dist"
+# The wheels `cargo xtask dist` made (PAVELOR_DIST/python, as .ci/run sets
+# it), else `cargo xtask wheels` here.
+if [ -n "${PAVELOR_DIST:-}" ]; then
+    wheels=$PAVELOR_DIST/python
+    echo "--- the wheels and sdist of cargo xtask dist: $wheels"
+else
+    wheels=$work/dist
+    echo "--- cargo xtask wheels"
+    cargo xtask wheels --out "$wheels"
+fi
+ls -l "$wheels"
 
 echo "--- auditwheel show, abi3audit"
-for whl in "$work"/dist/*.whl; do
+for whl in "$wheels"/*.whl; do
     name=$(basename "$whl")
     report=$(auditwheel show "$whl")
     echo "$report"
@@ -80,7 +90,7 @@ find_python() {
     done
 }
 
-abi3=$(echo "$work"/dist/pavelor-*-cp311-abi3-*x86_64*.whl)
+abi3=$(echo "$wheels"/pavelor-*-cp311-abi3-*x86_64*.whl)
 test_in "$python" "$abi3"
 newest=
 for v in 3.13 3.12; do
@@ -94,12 +104,12 @@ else
 fi
 for v in 3.9 3.10; do
     tag=cp${v/./}
-    whl=$(ls "$work"/dist/pavelor-*-"$tag"-"$tag"-*x86_64*.whl 2>/dev/null || true)
+    whl=$(ls "$wheels"/pavelor-*-"$tag"-"$tag"-*x86_64*.whl 2>/dev/null || true)
     if [ -n "$whl" ]; then
         test_in "$(find_python "$v")" "$whl"
     else
         echo "NOT RUN: no $tag wheel (no python$v here)"
     fi
 done
-test_in "$python" "$(echo "$work"/dist/pavelor-*.tar.gz)"
+test_in "$python" "$(echo "$wheels"/pavelor-*.tar.gz)"
 echo "wheels: every wheel audited; x86-64 wheels and the sdist tested installed; aarch64 built and audited, not run"

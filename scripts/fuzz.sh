@@ -9,7 +9,10 @@
 # Longer campaigns: scripts/fuzz.sh 3600, or directly
 #   cd fuzz && cargo fuzz run -s none -a -O kat_parse -- -dict=dict/kat.dict
 # (add -jobs=N -workers=N for parallel runs). The corpus grows in
-# fuzz/corpus/<target>/ across runs.
+# fuzz/corpus/<target>/ across runs, or in $PAVELOR_FUZZ_CORPUS/<target>/
+# when that is set (.ci/run keeps it in its cache: sealed after each run
+# with the SHA-256 of every input, and started again from the seeds if a
+# file no longer matches).
 #
 # Stable Rust works because `-s none` (no sanitizer) needs no -Z flag:
 # libFuzzer's coverage comes from `-Cpasses=sancov-module`, a stable flag.
@@ -50,6 +53,21 @@ printf '\001Pavelor-768 (x (y)) = %s\r\n# comment\n\nPavelor-512 (z) = %s\n' "$h
 printf '\000\001\003\047abc' > "$seeds/stream/abc"
 head -c 700 /dev/urandom > "$seeds/stream/random" 2>/dev/null || true
 
+corpus_root=${PAVELOR_FUZZ_CORPUS:-corpus}
+if [ -n "${PAVELOR_FUZZ_CORPUS:-}" ]; then
+    # shellcheck source=scripts/ci-lib.sh
+    . ../scripts/ci-lib.sh
+    for t in "${targets[@]}"; do
+        c=$corpus_root/$t
+        if [ -d "$c" ] && ! cache_valid "$c"; then
+            echo "fuzz corpus $c is corrupt or unfinished: starting again from the seeds"
+            rm -rf "$c"
+        elif [ -d "$c" ]; then
+            echo "fuzz corpus $c: $(find "$c" -type f ! -name .pavelor-cache | wc -l) inputs kept from earlier runs"
+        fi
+    done
+fi
+
 status=0
 for t in "${targets[@]}"; do
     dict=()
@@ -57,10 +75,10 @@ for t in "${targets[@]}"; do
         kat_parse) dict=(-dict=dict/kat.dict) ;;
         sums_line) dict=(-dict=dict/sums.dict) ;;
     esac
-    mkdir -p "corpus/$t"
+    mkdir -p "$corpus_root/$t"
     echo "== fuzz $t for ${seconds}s"
     log="$target_dir/fuzz-$t.log"
-    if "${fuzz[@]}" "$t" "corpus/$t" "$seeds/$t" -- \
+    if "${fuzz[@]}" "$t" "$corpus_root/$t" "$seeds/$t" -- \
         -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
         -malloc_limit_mb=512 -max_len=1100000 -print_final_stats=1 "${dict[@]}" \
         >"$log" 2>&1; then
@@ -71,5 +89,6 @@ for t in "${targets[@]}"; do
         tail -n 60 "$log"
         echo "-> $t: FAILURE (log: $log; input: fuzz/artifacts/$t/)"
     fi
+    if [ -n "${PAVELOR_FUZZ_CORPUS:-}" ]; then cache_seal "$corpus_root/$t"; fi
 done
 exit $status

@@ -29,6 +29,10 @@ pub struct CapiArgs {
     locked: bool,
 }
 
+/// The cargo-c release that builds with this project's toolchain (newer
+/// ones may need a newer rustc); CI installs the same one.
+pub const CARGO_C_VERSION: &str = include_str!("../../scripts/cargo-c-version");
+
 /// cargo-c must be installed.
 pub fn check_tools() -> Result<(), String> {
     let have_cargo_c = Command::new("cargo")
@@ -38,7 +42,10 @@ pub fn check_tools() -> Result<(), String> {
     if have_cargo_c {
         Ok(())
     } else {
-        Err("cargo-c is not installed (cargo install cargo-c --locked)".into())
+        Err(format!(
+            "cargo-c is not installed (cargo install --locked cargo-c --version {})",
+            CARGO_C_VERSION.trim()
+        ))
     }
 }
 
@@ -157,4 +164,24 @@ pub fn install(
         staged(prefix).display()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // tests may fail loudly
+
+    /// The README's install line, `check_tools`' message and CI name one
+    /// cargo-c version: scripts/cargo-c-version.
+    #[test]
+    fn the_readme_installs_the_cargo_c_version_ci_uses() {
+        let version = super::CARGO_C_VERSION.trim();
+        assert!(!version.is_empty() && !version.contains(char::is_whitespace));
+        let readme = std::fs::read_to_string(crate::workspace_root().join("README.md")).unwrap();
+        let line = format!("cargo install --locked cargo-c --version {version}");
+        assert!(readme.contains(&line), "README.md lacks `{line}`");
+        let packaging =
+            std::fs::read_to_string(crate::workspace_root().join("scripts/ci-packaging.sh"))
+                .unwrap();
+        assert!(packaging.contains("scripts/cargo-c-version"));
+    }
 }

@@ -64,7 +64,8 @@ pub fn dist(args: &DistArgs) -> Result<(), String> {
     let mut made = Vec::new();
 
     // The crates, verified in a target directory of their own (the
-    // verification builds must not meet the workspace's in target/).
+    // verification builds must not meet the workspace's in target/); its
+    // builds of the dependencies from crates.io are kept between runs.
     let package_target = target.join("dist-package");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut package = Command::new(&cargo);
@@ -83,10 +84,7 @@ pub fn dist(args: &DistArgs) -> Result<(), String> {
     // version: both are made again, so that the crates are verified
     // against this tree's siblings and not an earlier dist's.
     forget_unpacked_siblings(version)?;
-    if package_target.exists() {
-        fs::remove_dir_all(&package_target)
-            .map_err(|e| format!("cannot remove {}: {e}", package_target.display()))?;
-    }
+    forget_own_builds(&package_target)?;
     run(&mut package)?;
     let crates = out.join("crates");
     fs::create_dir_all(&crates).map_err(|e| format!("cannot create {}: {e}", crates.display()))?;
@@ -134,12 +132,43 @@ pub fn dist(args: &DistArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// Removes the fingerprints of this workspace's crates from the
+/// verification builds in `package_target` (`<profile>/.fingerprint/
+/// NAME-HASH`): cargo takes the siblings, which it reads from a registry
+/// overlay, as immutable per version and would not rebuild them from
+/// changed sources; without a fingerprint it builds them, and everything
+/// that depends on them, again. Dependencies from crates.io keep theirs.
+fn forget_own_builds(package_target: &Path) -> Result<(), String> {
+    let Ok(profiles) = fs::read_dir(package_target) else {
+        return Ok(());
+    };
+    for profile in profiles.flatten() {
+        let Ok(units) = fs::read_dir(profile.path().join(".fingerprint")) else {
+            continue;
+        };
+        for unit in units.flatten() {
+            let name = unit.file_name();
+            let name = name.to_string_lossy();
+            let ours = name.rsplit_once('-').is_some_and(|(package, hash)| {
+                PUBLISHED.contains(&package)
+                    && hash.len() == 16
+                    && hash.bytes().all(|b| b.is_ascii_hexdigit())
+            });
+            if ours {
+                fs::remove_dir_all(unit.path())
+                    .map_err(|e| format!("cannot remove {}: {e}", unit.path().display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `cargo package` verifies each crate against its siblings' fresh
 /// `.crate` files through a local overlay source, which it unpacks under
 /// `$CARGO_HOME/registry/src/-<hash>/NAME-VERSION/`. It does not unpack a
 /// version that is already there, so a second `dist` of the same version
 /// would verify against the first one's sources: those are removed first
-/// (and the builds made from them, by the caller).
+/// (and the builds made from them, by [`forget_own_builds`]).
 /// (Only directories whose name starts with `-`, the overlays, are
 /// touched; a real registry's are named after its host.)
 fn forget_unpacked_siblings(version: &str) -> Result<(), String> {

@@ -42,6 +42,7 @@ fn a_shared_library() -> PathBuf {
 }
 
 #[test]
+#[ignore = "soak: hashes 3 GiB files; run by .ci/run (cargo test -- --ignored)"]
 fn three_gib_files_are_identified_in_bounded_memory() {
     let dir = tempfile::tempdir().expect("tempdir");
 

@@ -603,6 +603,7 @@ const SLOWLIB_BODY: &str = r#"
 /// first figure under the 10 s operation limit this run shares with
 /// "sleeper", and the run short; the budget is checked between figures.)
 #[test]
+#[ignore = "soak: waits out a 10 s operation limit and a 3 s library budget; run by .ci/run (cargo test -- --ignored)"]
 fn time_limits_end_slow_libraries_and_the_good_one_passes() {
     if !have_cc() {
         return;
@@ -801,6 +802,7 @@ impl Drop for Spinner {
 /// preempted for certain. (A report on the idle machine is not asserted
 /// clean: the CI machine is noisy.)
 #[test]
+#[ignore = "soak: 1 s trials against a busy CPU; run by .ci/run (cargo test -- --ignored)"]
 fn a_busy_cpu_marks_the_figures_disturbed() {
     let cpus = allowed_cpus();
     if cpus.len() < 2 {
@@ -858,6 +860,7 @@ fn a_busy_cpu_marks_the_figures_disturbed() {
 /// tail (still a loadable ELF library: its SHA-256 is over the whole
 /// file) is measured like ours, in the same bounded memory.
 #[test]
+#[ignore = "soak: hashes two 3 GiB library files; run by .ci/run (cargo test -- --ignored)"]
 fn a_huge_library_file_is_read_in_bounded_memory() {
     let time = Path::new("/usr/bin/time");
     if !time.is_file() {

@@ -206,6 +206,7 @@ fn shell_read_write_redirections() {
 /// stdout=subprocess.DEVNULL)` and friends, on each stream alone and on
 /// all three. Needs `python3`; says SKIPPED without it.
 #[test]
+#[ignore = "soak: dev_null_read_write_on_each_stream_changes_nothing again through Python (36 runs, 4 reports); run by .ci/run (cargo test -- --ignored)"]
 fn python_subprocess_devnull() {
     if Command::new("python3").arg("-c").arg("").status().is_err() {
         println!("SKIPPED: python3 is not installed");
