@@ -46,8 +46,9 @@ enum Task {
     /// Build the ICCS CryptHash libraries (one per instance) with their headers.
     ///
     /// For each instance, runs `cargo build --release -p pavelor-ffi
-    /// --no-default-features --features instance-BITS` in its own target
-    /// directory (so the builds do not overwrite each other), then writes
+    /// --no-default-features --features instance-BITS` in one target
+    /// directory (the core crate is built once) and copies the instance's
+    /// libraries aside before the next build, then writes
     /// DIR/Pavelor-BITS/libCryptHash.so, libCryptHash.a and
     /// CryptHash_AlgorithmInstance.h. All builds finish before anything is
     /// written; each file is written to a temporary name and renamed, so no
@@ -91,7 +92,7 @@ struct IccsArgs {
     #[arg(long = "instance", value_name = "INSTANCE", value_parser = parse_instance)]
     instances: Vec<Algorithm>,
 
-    /// Root of the per-instance cargo target directories
+    /// The cargo target directory of the three builds
     /// [default: $CARGO_TARGET_DIR/iccs, else WORKSPACE/target/iccs].
     #[arg(long, value_name = "DIR")]
     build_dir: Option<PathBuf>,
@@ -153,21 +154,32 @@ fn iccs(args: &IccsArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
 
     // Build everything first: a failed build leaves the output untouched.
+    // The instances share one target directory, where each build replaces
+    // the last one's libraries: each is copied aside (`staged/NAME/`) first.
     let mut built = Vec::new();
     for &alg in &instances {
-        let target_dir = build_root.join(alg.name());
-        build_instance(&root, alg, &target_dir, args.locked)?;
-        built.push((alg, target_dir.join("release")));
-    }
-
-    for (alg, release_dir) in built {
-        let dest = args.out.join(alg.name());
-        fs::create_dir_all(&dest).map_err(|e| format!("cannot create {}: {e}", dest.display()))?;
+        build_instance(&root, alg, &build_root, args.locked)?;
+        let staged = build_root.join("staged").join(alg.name());
+        fs::create_dir_all(&staged)
+            .map_err(|e| format!("cannot create {}: {e}", staged.display()))?;
         for lib in LIBRARIES {
-            let src = release_dir.join(lib);
+            let src = build_root.join("release").join(lib);
             if !src.is_file() {
                 return Err(format!("cargo build did not produce {}", src.display()));
             }
+            write_atomically(
+                &staged.join(lib),
+                &fs::read(&src).map_err(|e| format!("cannot read {}: {e}", src.display()))?,
+            )?;
+        }
+        built.push((alg, staged));
+    }
+
+    for (alg, staged) in built {
+        let dest = args.out.join(alg.name());
+        fs::create_dir_all(&dest).map_err(|e| format!("cannot create {}: {e}", dest.display()))?;
+        for lib in LIBRARIES {
+            let src = staged.join(lib);
             write_atomically(
                 &dest.join(lib),
                 &fs::read(&src).map_err(|e| format!("cannot read {}: {e}", src.display()))?,
