@@ -53,7 +53,7 @@ pub fn run_kat(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Vec<K
         .min(jobs.len());
     let emulated = crate::env::emulated();
     let next = AtomicUsize::new(0);
-    let mut results: Vec<Option<KatResult>> = jobs.iter().map(|_| None).collect();
+    let mut results: Vec<Option<KatResult>> = vec![None; jobs.len()];
     std::thread::scope(|scope| {
         let (done, finished) = mpsc::channel();
         for _ in 0..workers {
