@@ -119,8 +119,8 @@ say "cross-build: every crate's library and binaries, the tested crates' tests"
 cargo build --locked --workspace --lib --bins --target "$TARGET" || fail "cross-build"
 cargo test --locked --no-run -p pavelor -p pavelor-kat --target "$TARGET" ||
     fail "cross-build of the tests"
-cargo test --locked --no-run -p pavelor-bench --target "$TARGET" ||
-    fail "cross-build of the pavelor-bench tests"
+cargo test --locked --no-run -p pavelor-niccs -p pavelor-measure -p pavelor-report --target "$TARGET" ||
+    fail "cross-build of the evaluation crates' tests"
 
 # --- the two test passes -----------------------------------------------------------
 # run_pass NAME LABEL EXPECTED_BACKEND QEMU_CPU_ARGS...

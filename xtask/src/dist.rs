@@ -20,10 +20,12 @@ use clap::Args;
 use crate::{run, workspace_root};
 
 /// The crates published to crates.io, in dependency order.
-pub const PUBLISHED: [&str; 6] = [
+pub const PUBLISHED: [&str; 8] = [
     "pavelor",
     "pavelor-kat",
-    "pavelor-bench",
+    "pavelor-niccs",
+    "pavelor-measure",
+    "pavelor-report",
     "pavelor-cli",
     "pavelor-ffi",
     "pavelor-capi",

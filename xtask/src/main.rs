@@ -6,6 +6,8 @@
 //! `DIR/Pavelor-BITS/{libCryptHash.so, libCryptHash.a,
 //! CryptHash_AlgorithmInstance.h}`.
 
+#![forbid(unsafe_code)]
+
 mod capi;
 mod deb;
 mod dist;

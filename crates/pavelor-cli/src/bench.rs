@@ -4,8 +4,8 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use pavelor_bench::quick::{self, BenchOp};
-use pavelor_bench::report::SIZES;
+use pavelor_report::SIZES;
+use pavelor_report::bench::{self as in_process, BenchOp};
 
 use crate::terminal::{errln, outln};
 
@@ -19,7 +19,7 @@ pub struct BenchArgs {
     sizes: Vec<u32>,
     /// Also time an ICCS CryptHash shared library (repeatable); it is probed in a separate process first.
     #[arg(long = "lib", value_name = "NAME=PATH")]
-    libs: Vec<pavelor_bench::library::LibSpec>,
+    libs: Vec<pavelor_measure::library::LibSpec>,
     /// Seconds of timed calls per figure.
     #[arg(long, value_name = "S", default_value_t = 0.15, value_parser = parse_seconds)]
     seconds: f64,
@@ -43,7 +43,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     let mut ops = BenchOp::all();
     let mut done = ExitCode::SUCCESS;
     if !args.libs.is_empty() {
-        let worker = pavelor_bench::protocol::WorkerCommand {
+        let worker = pavelor_measure::protocol::WorkerCommand {
             program: match std::env::current_exe() {
                 Ok(p) => p,
                 Err(e) => {
@@ -53,12 +53,12 @@ pub fn run(args: &BenchArgs) -> ExitCode {
             },
             args: vec!["__trial".into()],
         };
-        if let Err(e) = pavelor_bench::library::validate(&args.libs) {
+        if let Err(e) = pavelor_measure::library::validate(&args.libs) {
             errln!("bench: {e}");
             return ExitCode::FAILURE;
         }
         let (lib_ops, gates) =
-            quick::lib_ops(&worker, &args.libs, std::time::Duration::from_secs(30));
+            in_process::lib_ops(&worker, &args.libs, std::time::Duration::from_secs(30));
         for g in &gates {
             errln!(
                 "library {}: {} ({})",
@@ -66,14 +66,14 @@ pub fn run(args: &BenchArgs) -> ExitCode {
                 g.status.label(),
                 g.detail
             );
-            if g.status != pavelor_bench::library::gate::LibStatus::Pass {
+            if g.status != pavelor_measure::library::gate::LibStatus::Pass {
                 done = ExitCode::FAILURE;
             }
         }
         ops.extend(lib_ops);
     }
     let bar = crate::terminal::progress_bar((ops.len() * sizes.len()) as u64, "pavelor bench");
-    let result = quick::run(
+    let result = in_process::run(
         &ops,
         &sizes,
         (args.seconds * 1e9) as u64,
@@ -94,7 +94,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
                     }
                 }
             } else {
-                crate::terminal::out_text(&quick::render_text(&out)).map(|()| done)
+                crate::terminal::out_text(&in_process::render_text(&out)).map(|()| done)
             }
         }
         Err(e) => {

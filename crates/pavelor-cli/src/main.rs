@@ -6,11 +6,14 @@ use std::sync::OnceLock;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+#[cfg(feature = "measure")]
 mod bench;
 mod kat;
 mod manual;
 mod options;
+#[cfg(feature = "measure")]
 mod report;
+#[cfg(feature = "measure")]
 mod site;
 mod std_fds;
 mod sum;
@@ -39,22 +42,69 @@ enum Command {
     /// The ICCS known-answer-test files.
     #[command(subcommand)]
     Kat(kat::KatCommand),
+    #[cfg(feature = "measure")]
     /// Throughput of every instance and backend beside SHA-512, SHA3-512, BLAKE2b, BLAKE3 and SM3.
     Bench(bench::BenchArgs),
+    #[cfg(feature = "measure")]
     /// Measure this machine and write the NICCS §3.5 report (report.md, report.html, records/, charts).
     Report(Box<report::ReportArgs>),
+    #[cfg(feature = "measure")]
     /// Merge report directories from several machines into one static HTML site.
     Site(site::SiteArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
     Completions(manual::CompletionsArgs),
     /// Write the man pages (pavelor.1 and one per subcommand) into a directory.
     Manpages(manual::ManpagesArgs),
+    #[cfg(feature = "measure")]
     /// Internal: one measurement trial (started by `report`).
     #[command(name = "__trial", hide = true)]
     Trial {
         /// The trial spec (JSON).
         spec: String,
     },
+}
+
+impl Command {
+    /// Whether the command always prints on stdout, so that a stdout
+    /// closed at start is an error before it starts (`sum` checks at its
+    /// end, and only if it printed, as GNU does: `sha512sum -c --status >&-`
+    /// succeeds).
+    fn always_prints(&self) -> bool {
+        match self {
+            Command::Sum(_) => false,
+            #[cfg(feature = "measure")]
+            Command::Trial { .. } => false,
+            _ => true,
+        }
+    }
+
+    /// Whether the command writes output files (by temporary file and
+    /// rename), whose temporary files an interrupt must not leave behind.
+    fn writes_files(&self) -> bool {
+        match self {
+            Command::Kat(_) => true,
+            #[cfg(feature = "measure")]
+            Command::Report(_) => true,
+            _ => false,
+        }
+    }
+}
+
+/// On SIGINT, remove the hidden temporary files of writes in flight and
+/// exit 130 (without a handler the default action would leave them behind;
+/// the final names are never partial). The handler is a thread, which
+/// only the commands that write files start: `sum` of a small file would
+/// pay for it in its start-up time.
+fn remove_temp_files_on_interrupt() {
+    #[cfg(unix)]
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT]) {
+        std::thread::spawn(move || {
+            if signals.forever().next().is_some() {
+                pavelor_kat::atomic_file::remove_temp_files();
+                std::process::exit(130);
+            }
+        });
+    }
 }
 
 /// `Cli::parse()`, except that the parser (its `Command` tree and the
@@ -75,19 +125,8 @@ fn parse_args() -> Cli {
 fn main() -> ExitCode {
     let cli = parse_args();
     // Output into a stdout that was closed at start is lost: an error, not
-    // a silent success. These commands always print; `sum` checks at its
-    // end, and only if it printed (as GNU does: `sha512sum -c --status >&-`
-    // succeeds).
-    if matches!(
-        cli.command,
-        Command::Kat(_)
-            | Command::Bench(_)
-            | Command::Report(_)
-            | Command::Site(_)
-            | Command::Completions(_)
-            | Command::Manpages(_)
-    ) && std_fds::was_closed(std_fds::StdFd::Out)
-    {
+    // a silent success.
+    if cli.command.always_prints() && std_fds::was_closed(std_fds::StdFd::Out) {
         terminal::errln!("write error: {}", terminal::io_msg(&std_fds::ebadf()));
         return ExitCode::FAILURE;
     }
@@ -101,27 +140,23 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // Ctrl-C: outputs are written by temp file + rename, so the final names
-    // are never partial; remove the hidden temp files of writes in flight.
-    // (Without a handler the default action would leave them behind.) Only
-    // the commands that write files need it: the handler starts a thread,
-    // which `sum` of a small file would pay for in its start-up time.
-    if matches!(cli.command, Command::Kat(_) | Command::Report(_)) {
-        let _ = ctrlc::set_handler(|| {
-            pavelor_kat::atomic_file::remove_temp_files();
-            std::process::exit(130);
-        });
+    if cli.command.writes_files() {
+        remove_temp_files_on_interrupt();
     }
     match cli.command {
         Command::Sum(args) => sum::run(&args, env_backend),
         Command::Kat(cmd) => kat::run(&cmd, env_backend),
+        #[cfg(feature = "measure")]
         Command::Report(args) => report::run(&args),
+        #[cfg(feature = "measure")]
         Command::Site(args) => site::run(&args),
+        #[cfg(feature = "measure")]
         Command::Bench(args) => bench::run(&args),
         Command::Completions(args) => manual::completions(&args, Cli::command()),
         Command::Manpages(args) => manual::manpages(&args, Cli::command()),
+        #[cfg(feature = "measure")]
         Command::Trial { spec } => {
-            ExitCode::from(pavelor_bench::worker::main_with_arg(&spec) as u8)
+            ExitCode::from(pavelor_measure::worker::main_with_arg(&spec) as u8)
         }
     }
 }

@@ -4,11 +4,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use pavelor_bench::campaign::Method;
-use pavelor_bench::library::LibSpec;
-use pavelor_bench::ops::Operation;
-use pavelor_bench::protocol::WorkerCommand;
-use pavelor_bench::report::{self, Config, Progress, SIZES};
+use pavelor_measure::campaign::Method;
+use pavelor_measure::library::LibSpec;
+use pavelor_measure::ops::Operation;
+use pavelor_measure::protocol::WorkerCommand;
+use pavelor_report::{self as report, Config, Progress, SIZES};
 
 use crate::terminal::{errln, outln};
 use std::io::Write;
@@ -73,13 +73,13 @@ pub struct ReportArgs {
     #[arg(long, value_name = "S", default_value_t = 60.0, value_parser = parse_timeout)]
     timeout: f64,
     /// Seconds one operation at one length may take in all (calibration, trials, reruns, check trials) before its figure is a TIMEOUT.
-    #[arg(long, value_name = "S", default_value_t = pavelor_bench::campaign::DEFAULT_OP_LIMIT_S, value_parser = parse_budget)]
+    #[arg(long, value_name = "S", default_value_t = pavelor_measure::campaign::DEFAULT_OP_LIMIT_S, value_parser = parse_budget)]
     op_limit: f64,
     /// Seconds one library's figures may take in all before the library is a TIMEOUT (the campaign goes on).
     #[arg(long, value_name = "S", default_value_t = report::DEFAULT_LIB_BUDGET_S, value_parser = parse_budget)]
     lib_budget: f64,
     /// Memory limit of each worker process, MiB (its address space, RLIMIT_AS).
-    #[arg(long, value_name = "MIB", default_value_t = pavelor_bench::campaign::DEFAULT_WORKER_MEMORY_BYTES >> 20, value_parser = clap::value_parser!(u64).range(64..=(1 << 22)))]
+    #[arg(long, value_name = "MIB", default_value_t = pavelor_measure::campaign::DEFAULT_WORKER_MEMORY_BYTES >> 20, value_parser = clap::value_parser!(u64).range(64..=(1 << 22)))]
     worker_memory: u64,
 }
 
@@ -103,7 +103,7 @@ fn is_harness_dataset(dir: &std::path::Path) -> bool {
 /// dataset.
 fn check(dir: &std::path::Path) -> ExitCode {
     if is_harness_dataset(dir) {
-        return match pavelor_bench::niccs::check(dir) {
+        return match pavelor_niccs::check(dir) {
             Ok(summary) => crate::terminal::finish(outln!("{summary}").map(|()| ExitCode::SUCCESS)),
             Err(problem) => {
                 errln!("report --check: {}: {problem}", dir.display());
@@ -138,11 +138,11 @@ fn check(dir: &std::path::Path) -> ExitCode {
 /// stdout.
 fn render(dir: &std::path::Path) -> ExitCode {
     if is_harness_dataset(dir) {
-        let page = pavelor_bench::niccs::Dataset::load(dir)
+        let page = pavelor_niccs::Dataset::load(dir)
             .map_err(|e| e.to_string())
             .and_then(|ds| {
-                let ctx = pavelor_bench::niccs::PageContext::for_dataset(&ds)?;
-                Ok(pavelor_bench::niccs::render_page(&ds, &ctx))
+                let ctx = pavelor_niccs::PageContext::for_dataset(&ds)?;
+                Ok(pavelor_niccs::render_page(&ds, &ctx))
             });
         return match page {
             Ok(page) => crate::terminal::finish(
@@ -255,7 +255,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     method.timeout_s = args.timeout;
     method.op_limit_s = args.op_limit;
     method.worker_memory_bytes = args.worker_memory << 20;
-    let allowed = match pavelor_bench::worker::allowed_cpus() {
+    let allowed = match pavelor_measure::worker::allowed_cpus() {
         Ok(a) if !a.is_empty() => a,
         Ok(_) => {
             errln!("report: the affinity mask of this process is empty");

@@ -21,7 +21,7 @@ pub struct SiteArgs {
 
 /// Builds the site.
 pub fn run(args: &SiteArgs) -> ExitCode {
-    match pavelor_bench::site::build(&args.out, &args.runs) {
+    match pavelor_report::site::build(&args.out, &args.runs) {
         Ok(built) => crate::terminal::finish(
             outln!(
                 "site written to {}: {} system(s) ({}), {} pages; open {}",

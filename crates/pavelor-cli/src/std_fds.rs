@@ -39,7 +39,7 @@ static CLOSED_AT_START: AtomicU8 = AtomicU8::new(0);
 /// Whether `fd` is an open descriptor now (`F_GETFD` succeeds).
 #[cfg(unix)]
 fn is_open(fd: impl AsFd) -> bool {
-    nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_GETFD).is_ok()
+    rustix::io::fcntl_getfd(fd).is_ok()
 }
 
 // SAFETY: the constructor runs before `main`, before Rust's runtime is
@@ -72,7 +72,7 @@ pub fn was_closed(fd: StdFd) -> bool {
 /// read or write on it would have failed.
 #[cfg(unix)]
 pub fn ebadf() -> io::Error {
-    io::Error::from_raw_os_error(nix::errno::Errno::EBADF as i32)
+    io::Error::from_raw_os_error(rustix::io::Errno::BADF.raw_os_error())
 }
 
 /// The error of a descriptor that was closed at start. (Elsewhere than on

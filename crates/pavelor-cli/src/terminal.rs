@@ -17,7 +17,8 @@ pub fn out_line(args: fmt::Arguments<'_>) -> io::Result<()> {
     out.flush()
 }
 
-/// Writes `text` as it is to stdout and flushes it.
+/// Writes `text` as it is to stdout and flushes it (the measuring commands' pages and tables).
+#[cfg(feature = "measure")]
 pub fn out_text(text: &str) -> io::Result<()> {
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;

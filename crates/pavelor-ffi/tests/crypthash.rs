@@ -5,6 +5,9 @@
 //! pavelor-kat: so the records are the official ones, no KAT files
 //! needed.
 
+// Calls the C ABI under test: `unsafe` is allowed in this test (the
+// workspace denies it).
+#![allow(unsafe_code)]
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
 use std::ffi::CStr;

@@ -19,6 +19,8 @@
 //!   `CryptHash` library, ...) against the embedded answers or, strictly,
 //!   against a KAT file; its [`official::Report`] names the failing record.
 
+#![forbid(unsafe_code)]
+
 pub mod atomic_file;
 pub mod digests;
 pub mod drng;

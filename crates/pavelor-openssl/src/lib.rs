@@ -44,6 +44,10 @@
 //! 10. `provider`: [`OSSL_provider_init`] and the provider's own entry
 //!     points.
 
+// An OpenSSL provider is a C ABI: `unsafe` is allowed here (the workspace
+// denies it), and every block carries a `// SAFETY:` comment.
+#![allow(unsafe_code)]
+
 // In the order above (blank lines keep rustfmt from sorting them).
 pub mod abi;
 

@@ -3,6 +3,7 @@
 //! message otherwise), and valgrind memcheck with one rule for its absence.
 //! A dev-dependency only; tests may panic.
 
+#![forbid(unsafe_code)]
 #![allow(clippy::panic)]
 
 use std::io::Write as _;

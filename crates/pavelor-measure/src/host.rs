@@ -1,0 +1,459 @@
+//! Host checks as the NICCS harness makes them before it measures
+//! (`ngcc-dev/ngcc-harness`, `performance/campaign.py`, `host_problems`):
+//! whether the measured CPU runs at a fixed clock, alone on its core, with
+//! a hardware cycle counter. Each problem is one line in the harness's own
+//! wording; pavelor adds one check of its own (a counter that the kernel
+//! allows but cannot open), marked as such in [`HostProblem::ours`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::{CounterKind, CycleCounter, monotonic_raw_ns};
+use crate::env::read;
+
+/// One problem of the host, as the harness words it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostProblem {
+    /// The line.
+    pub text: String,
+    /// Whether the check is pavelor's own (the harness does not make it).
+    pub ours: bool,
+}
+
+/// The result of the checks for one CPU at one moment: a `host_checks`
+/// entry of the harness's `campaign.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HostCheck {
+    /// The campaign phase that made the check.
+    pub phase: String,
+    /// The measured CPU.
+    pub cpu: usize,
+    /// When, UTC (RFC 3339).
+    pub utc: String,
+    /// The problems found (none: a fixed host).
+    pub problems: Vec<String>,
+}
+
+/// What the checks read, so that the rules can be tested on any machine.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostFacts {
+    /// `std::env::consts::ARCH`.
+    pub architecture: String,
+    /// `/proc/sys/kernel/perf_event_paranoid`.
+    pub perf_event_paranoid: Option<String>,
+    /// Why the hardware cycle counter could not be opened, if it could not.
+    pub counter_failure: Option<String>,
+    /// `/sys/devices/system/cpu/intel_pstate/no_turbo`.
+    pub intel_pstate_no_turbo: Option<String>,
+    /// `/sys/devices/system/cpu/cpufreq/boost`.
+    pub cpufreq_boost: Option<String>,
+    /// The CPU's `scaling_governor`.
+    pub governor: Option<String>,
+    /// The CPU's `scaling_min_freq` and `scaling_max_freq`.
+    pub scaling_min_max: (Option<String>, Option<String>),
+    /// The CPU's `topology/thread_siblings_list`.
+    pub thread_siblings: Option<String>,
+    /// `/sys/devices/cpu_core/cpus` (hybrid Intel: the performance cores).
+    pub performance_cores: Option<String>,
+    /// Whether the CPU is in this process's affinity mask.
+    pub cpu_allowed: bool,
+    /// Spread of the core clock measured with the cycle counter: (min, max,
+    /// interquartile range, median), Hz; `None` without a counter.
+    pub clock_spread: Option<(f64, f64, f64, f64)>,
+}
+
+impl HostFacts {
+    /// Reads the facts of this machine for `cpu`. The clock is measured
+    /// (about a second, with the cycle counter) only where the harness
+    /// would: no cpufreq governor and no problem found before.
+    pub fn read(cpu: usize) -> Self {
+        let cpufreq = format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq");
+        let counter = CycleCounter::open(false);
+        let mut facts = HostFacts {
+            architecture: std::env::consts::ARCH.to_string(),
+            perf_event_paranoid: read("/proc/sys/kernel/perf_event_paranoid"),
+            counter_failure: match counter.kind() {
+                CounterKind::PerfCycles => None,
+                _ => Some(
+                    counter
+                        .fallback_reason
+                        .clone()
+                        .unwrap_or_else(|| "no hardware cycle counter".into()),
+                ),
+            },
+            intel_pstate_no_turbo: read("/sys/devices/system/cpu/intel_pstate/no_turbo"),
+            cpufreq_boost: read("/sys/devices/system/cpu/cpufreq/boost"),
+            governor: read(&format!("{cpufreq}/scaling_governor")),
+            scaling_min_max: (
+                read(&format!("{cpufreq}/scaling_min_freq")),
+                read(&format!("{cpufreq}/scaling_max_freq")),
+            ),
+            thread_siblings: read(&format!(
+                "/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list"
+            )),
+            performance_cores: read("/sys/devices/cpu_core/cpus"),
+            cpu_allowed: crate::worker::allowed_cpus().is_ok_and(|c| c.contains(&cpu)),
+            clock_spread: None,
+        };
+        if facts.governor.is_none()
+            && problems(cpu, &facts).iter().all(|p| p.ours)
+            && counter.kind() == CounterKind::PerfCycles
+            && crate::worker::pin(cpu).is_ok()
+        {
+            facts.clock_spread = clock_spread(counter);
+        }
+        facts
+    }
+}
+
+/// 21 windows of 50 ms of user-mode cycles over `CLOCK_MONOTONIC_RAW`
+/// after one untimed window (the harness's `clockprobe 21 50`): (min, max,
+/// interquartile range, median) of the clock, Hz. Run on the CPU the
+/// caller is pinned to.
+pub(crate) fn clock_spread(mut counter: CycleCounter) -> Option<(f64, f64, f64, f64)> {
+    let window = |counter: &mut CycleCounter| {
+        let (t0, c0) = (monotonic_raw_ns(), counter.read());
+        let mut x = 0u64;
+        while monotonic_raw_ns() - t0 < 50_000_000 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        let (t1, c1) = (monotonic_raw_ns(), counter.read());
+        c1.wrapping_sub(c0) as f64 * 1e9 / (t1 - t0).max(1) as f64
+    };
+    window(&mut counter);
+    let mut hz: Vec<f64> = (0..21).map(|_| window(&mut counter)).collect();
+    hz.sort_by(f64::total_cmp);
+    Some((hz[0], hz[20], hz[15] - hz[5], hz[10]))
+}
+
+/// The problems of the host for measuring on `cpu`, in the harness's
+/// order and wording (pavelor's own check marked).
+pub fn problems(cpu: usize, f: &HostFacts) -> Vec<HostProblem> {
+    let harness = |text: String| HostProblem { text, ours: false };
+    let mut p = Vec::new();
+    if !matches!(f.architecture.as_str(), "x86_64" | "aarch64") {
+        p.push(harness(format!(
+            "architecture {} has no guide configuration",
+            f.architecture
+        )));
+    }
+    let paranoid_ok = f
+        .perf_event_paranoid
+        .as_deref()
+        .and_then(|v| v.parse::<i32>().ok())
+        .is_some_and(|v| (-1..=2).contains(&v));
+    if !paranoid_ok {
+        p.push(harness(
+            "hardware cycle counter unavailable: set kernel.perf_event_paranoid=2".into(),
+        ));
+    } else if let Some(why) = &f.counter_failure {
+        // The kernel allows the counter, but there is none to open (a VM
+        // without a virtual PMU): the harness does not look this far.
+        p.push(HostProblem {
+            text: format!("hardware cycle counter unavailable: {why}"),
+            ours: true,
+        });
+    }
+    if f.intel_pstate_no_turbo.as_deref() == Some("0") || f.cpufreq_boost.as_deref() == Some("1") {
+        p.push(harness("turbo/boost is enabled".into()));
+    }
+    if let Some(gov) = &f.governor {
+        if gov != "performance" {
+            p.push(harness(format!(
+                "CPU {cpu} governor is {gov}, not performance"
+            )));
+        }
+        if f.architecture == "aarch64" && f.scaling_min_max.0 != f.scaling_min_max.1 {
+            p.push(harness(format!(
+                "CPU {cpu} clock not pinned (scaling_min_freq {} != scaling_max_freq {})",
+                f.scaling_min_max.0.as_deref().unwrap_or("None"),
+                f.scaling_min_max.1.as_deref().unwrap_or("None")
+            )));
+        }
+    }
+    if let Some(siblings) = &f.thread_siblings
+        && *siblings != cpu.to_string()
+    {
+        p.push(harness(format!(
+            "CPU {cpu} shares its core with CPUs {siblings} (SMT on)"
+        )));
+    }
+    if let Some(cores) = &f.performance_cores
+        && !cpu_in_list(cpu, cores)
+    {
+        p.push(harness(format!(
+            "CPU {cpu} is not a performance core (cpu_core: {cores})"
+        )));
+    }
+    if !f.cpu_allowed {
+        p.push(harness(format!(
+            "CPU {cpu} cannot be used by this process (cpuset)"
+        )));
+    }
+    // The harness measures the clock only on a host it found no problem
+    // with (pavelor's own check aside).
+    if f.governor.is_none() && p.iter().all(|x| x.ours) {
+        match f.clock_spread {
+            None => p.push(harness(format!(
+                "CPU {cpu}: no cpufreq and no cycle counter to measure the clock"
+            ))),
+            Some((lo, hi, iqr, median)) if iqr > 0.005 * median => p.push(harness(format!(
+                "CPU {cpu} clock is not steady without cpufreq control ({:.3}-{:.3} GHz)",
+                lo / 1e9,
+                hi / 1e9
+            ))),
+            Some(_) => {}
+        }
+    }
+    p
+}
+
+/// Whether `cpu` is in a kernel CPU list such as `0-3,8,10-11`.
+pub fn cpu_in_list(cpu: usize, list: &str) -> bool {
+    list.split(',').any(|part| {
+        let part = part.trim();
+        match part.split_once('-') {
+            Some((a, b)) => match (a.parse::<usize>(), b.parse::<usize>()) {
+                (Ok(a), Ok(b)) => (a..=b).contains(&cpu),
+                _ => false,
+            },
+            None => part.parse::<usize>() == Ok(cpu),
+        }
+    })
+}
+
+/// The machine as the harness's `campaign.json` and records describe it
+/// (`environment_at_start`, `environment`): its keys in its order, sysfs
+/// values as the raw strings, `null` where this machine has no such thing.
+/// The core clock is measured with the cycle counter (pinned to `cpu`, about
+/// a second) where there is one.
+pub fn niccs_environment(cpu: usize) -> Vec<(String, serde_json::Value)> {
+    use serde_json::Value;
+    let s = |v: Option<String>| v.map_or(Value::Null, Value::String);
+    let cpufreq = format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq");
+    let cpuinfo = read("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == "model name").then(|| v.trim().to_string())
+        })
+        .or_else(|| Some(crate::env::collect(Some(cpu)).cpu_model));
+    let machine = read("/sys/firmware/devicetree/base/model")
+        .map(|m| m.trim_end_matches('\0').to_string())
+        .or_else(|| read("/sys/class/dmi/id/product_name"));
+    let memory_total_kib = crate::env::memory_total_kib();
+    let os = crate::env::os_name();
+    let clock = {
+        let counter = CycleCounter::open(false);
+        (counter.kind() == CounterKind::PerfCycles && crate::worker::pin(cpu).is_ok())
+            .then(|| clock_spread(counter))
+            .flatten()
+    };
+    let hz = |v: Option<f64>| v.map_or(Value::Null, |v| Value::from(v.round() as u64));
+    let pairs: Vec<(&str, Value)> = vec![
+        ("hostname", s(read("/proc/sys/kernel/hostname"))),
+        ("architecture", Value::from(std::env::consts::ARCH)),
+        ("cpu_model", s(cpu_model)),
+        ("machine", s(machine)),
+        ("cpu_number", Value::from(cpu)),
+        (
+            "logical_cpus_online",
+            s(read("/sys/devices/system/cpu/online")),
+        ),
+        (
+            "virtualized",
+            Value::from(cpuinfo.split_whitespace().any(|w| w == "hypervisor")),
+        ),
+        (
+            "memory_total_kib",
+            memory_total_kib.map_or(Value::Null, Value::from),
+        ),
+        ("os", s(os)),
+        ("kernel", s(read("/proc/sys/kernel/osrelease"))),
+        ("compiler", Value::from(crate::env::BUILD_RUSTC)),
+        ("cmake", Value::Null),
+        ("python", Value::Null),
+        (
+            "perf_event_paranoid",
+            s(read("/proc/sys/kernel/perf_event_paranoid")),
+        ),
+        (
+            "cpufreq_governor",
+            s(read(&format!("{cpufreq}/scaling_governor"))),
+        ),
+        (
+            "cpufreq_driver",
+            s(read(&format!("{cpufreq}/scaling_driver"))),
+        ),
+        (
+            "cpufreq_min_khz",
+            s(read(&format!("{cpufreq}/scaling_min_freq"))),
+        ),
+        (
+            "cpufreq_max_khz",
+            s(read(&format!("{cpufreq}/scaling_max_freq"))),
+        ),
+        (
+            "cpufreq_avg_khz",
+            s(read(&format!("{cpufreq}/cpuinfo_avg_freq"))),
+        ),
+        (
+            "intel_pstate_no_turbo",
+            s(read("/sys/devices/system/cpu/intel_pstate/no_turbo")),
+        ),
+        (
+            "cpufreq_boost",
+            s(read("/sys/devices/system/cpu/cpufreq/boost")),
+        ),
+        (
+            "smt_control",
+            s(read("/sys/devices/system/cpu/smt/control")),
+        ),
+        ("core_clock_hz", hz(clock.map(|c| c.3))),
+        ("core_clock_min_hz", hz(clock.map(|c| c.0))),
+        ("core_clock_max_hz", hz(clock.map(|c| c.1))),
+        (
+            "core_clock_mhz",
+            clock.map_or(Value::Null, |c| {
+                Value::from(50 * (c.3 / 50e6).round_ties_even() as u64)
+            }),
+        ),
+    ];
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+/// Checks the host for `cpu` now, as the `phase` of a campaign.
+pub fn check(phase: &str, cpu: usize) -> (HostCheck, Vec<HostProblem>) {
+    let facts = HostFacts::read(cpu);
+    let found = problems(cpu, &facts);
+    (
+        HostCheck {
+            phase: phase.to_string(),
+            cpu,
+            utc: humantime::format_rfc3339_micros(std::time::SystemTime::now()).to_string(),
+            problems: found.iter().map(|p| p.text.clone()).collect(),
+        },
+        found,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixed() -> HostFacts {
+        HostFacts {
+            architecture: "aarch64".into(),
+            perf_event_paranoid: Some("2".into()),
+            counter_failure: None,
+            intel_pstate_no_turbo: None,
+            cpufreq_boost: Some("0".into()),
+            governor: Some("performance".into()),
+            scaling_min_max: (Some("2707200".into()), Some("2707200".into())),
+            thread_siblings: Some("7".into()),
+            performance_cores: None,
+            cpu_allowed: true,
+            clock_spread: None,
+        }
+    }
+
+    fn texts(cpu: usize, f: &HostFacts) -> Vec<String> {
+        problems(cpu, f).into_iter().map(|p| p.text).collect()
+    }
+
+    #[test]
+    fn a_fixed_host_has_no_problem() {
+        assert!(texts(7, &fixed()).is_empty());
+    }
+
+    #[test]
+    fn each_problem_in_the_harness_s_words() {
+        let mut f = fixed();
+        f.perf_event_paranoid = Some("4".into());
+        assert_eq!(
+            texts(7, &f),
+            ["hardware cycle counter unavailable: set kernel.perf_event_paranoid=2"]
+        );
+        let mut f = fixed();
+        f.cpufreq_boost = Some("1".into());
+        assert_eq!(texts(7, &f), ["turbo/boost is enabled"]);
+        let mut f = fixed();
+        f.intel_pstate_no_turbo = Some("0".into());
+        assert_eq!(texts(7, &f), ["turbo/boost is enabled"]);
+        let mut f = fixed();
+        f.governor = Some("schedutil".into());
+        assert_eq!(
+            texts(7, &f),
+            ["CPU 7 governor is schedutil, not performance"]
+        );
+        let mut f = fixed();
+        f.scaling_min_max.0 = Some("1000000".into());
+        assert_eq!(
+            texts(7, &f),
+            ["CPU 7 clock not pinned (scaling_min_freq 1000000 != scaling_max_freq 2707200)"]
+        );
+        let mut f = fixed();
+        f.thread_siblings = Some("7,15".into());
+        assert_eq!(
+            texts(7, &f),
+            ["CPU 7 shares its core with CPUs 7,15 (SMT on)"]
+        );
+        let mut f = fixed();
+        f.performance_cores = Some("0-5".into());
+        assert_eq!(
+            texts(7, &f),
+            ["CPU 7 is not a performance core (cpu_core: 0-5)"]
+        );
+        let mut f = fixed();
+        f.cpu_allowed = false;
+        assert_eq!(
+            texts(7, &f),
+            ["CPU 7 cannot be used by this process (cpuset)"]
+        );
+        let mut f = fixed();
+        f.architecture = "riscv64".into();
+        assert_eq!(
+            texts(7, &f),
+            ["architecture riscv64 has no guide configuration"]
+        );
+    }
+
+    #[test]
+    fn without_cpufreq_the_clock_is_measured_or_its_absence_said() {
+        let mut f = fixed();
+        f.governor = None;
+        f.thread_siblings = Some("1".into());
+        assert_eq!(
+            texts(1, &f),
+            ["CPU 1: no cpufreq and no cycle counter to measure the clock"]
+        );
+        f.clock_spread = Some((2.59e9, 2.61e9, 0.002e9, 2.6e9));
+        assert!(texts(1, &f).is_empty());
+        f.clock_spread = Some((2.0e9, 3.0e9, 0.1e9, 2.6e9));
+        assert_eq!(
+            texts(1, &f),
+            ["CPU 1 clock is not steady without cpufreq control (2.000-3.000 GHz)"]
+        );
+    }
+
+    #[test]
+    fn a_counter_that_cannot_be_opened_is_our_own_check() {
+        let mut f = fixed();
+        f.counter_failure = Some("perf_event_open failed: No such file or directory".into());
+        let p = problems(7, &f);
+        assert_eq!(p.len(), 1);
+        assert!(p[0].ours);
+        assert!(
+            p[0].text
+                .starts_with("hardware cycle counter unavailable: ")
+        );
+    }
+
+    #[test]
+    fn cpu_lists() {
+        assert!(cpu_in_list(3, "0-3,8"));
+        assert!(cpu_in_list(8, "0-3,8"));
+        assert!(!cpu_in_list(4, "0-3,8"));
+        assert!(!cpu_in_list(4, "garbage"));
+    }
+}

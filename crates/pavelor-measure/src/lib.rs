@@ -1,0 +1,34 @@
+//! Measuring Pavelor the way the NICCS assessment does: cycle counters
+//! (`perf_event_open`, else the TSC, labelled as such), trials in separate
+//! pinned processes, every answer checked, and C `CryptHash` libraries each
+//! in their own bounded, supervised process.
+//!
+//! * [`clock`] — cycle and time sources; [`hw`] — tick counter and AES
+//!   chains; [`aes_probe`] — the AES-throughput bound.
+//! * [`env`] — the machine and the build; [`host`] — the NICCS harness's
+//!   host checks (fixed clock, SMT, counter).
+//! * [`ops`] — what is measured (Pavelor per backend, comparison hashes,
+//!   the [`iccs_helpers`] baselines).
+//! * [`protocol`] — what the campaign and a worker process tell each other.
+//! * [`worker`] — the measured process (one trial).
+//! * [`campaign`] — calibration, trials, aggregation.
+//! * [`library`] — C `CryptHash` libraries: identity (read with [`elf`]),
+//!   gate, isolation ([`isolate`]); [`cabi`] is the binding.
+//!
+//! All of the evaluation's `unsafe` is here, in [`hw`] and [`cabi`] (each
+//! block with its `// SAFETY:` note); the other modules deny it.
+
+pub mod aes_probe;
+pub mod cabi;
+pub mod campaign;
+pub mod clock;
+pub mod elf;
+pub mod env;
+pub mod host;
+pub mod hw;
+pub mod iccs_helpers;
+pub mod isolate;
+pub mod library;
+pub mod ops;
+pub mod protocol;
+pub mod worker;

@@ -1,0 +1,330 @@
+//! The raw evidence: one JSON record per figure, one per library (identity,
+//! gate, behaviour), the KATs, the environment, the probe and the run
+//! itself (`records/report.json`); then the charts and `report.md` last,
+//! so that every figure it shows has its record. [`crate::reload`] reads
+//! them back.
+
+use std::path::Path;
+
+use pavelor_kat::atomic_file::atomic_write;
+use serde::{Deserialize, Serialize};
+
+use crate::{Campaign, Config, SIZES};
+use pavelor_measure::campaign::{Measurement, Method};
+use pavelor_measure::clock::CounterKind;
+use pavelor_measure::env::Environment;
+use pavelor_measure::host::HostProblem;
+use pavelor_measure::library::identity::Identity;
+use pavelor_measure::ops::{Operation, Subject};
+
+/// The `schema` of a figure's record.
+pub const FIGURE_SCHEMA: &str = "pavelor-report-record/3";
+
+/// The `schema` of `records/report.json`.
+pub const RUN_SCHEMA: &str = "pavelor-report-run/1";
+
+/// The file of the run's settings and campaign-wide facts.
+pub const RUN_RECORD: &str = "records/report.json";
+
+/// The record file of the figure of `op` at `size` bytes, relative to the
+/// output directory.
+pub fn figure_record_name(op: &str, size: usize) -> String {
+    let k = SIZES
+        .iter()
+        .position(|&s| s == size)
+        .map_or(String::new(), |i| format!("S{}-", i + 1));
+    format!("records/{op}.{k}{size}.json")
+}
+
+/// The figures that could not be measured (only when there are some).
+pub const FAILURES: &str = "records/failures.json";
+/// The Rust backends' KAT results.
+pub const KAT: &str = "records/kat.json";
+/// The machine and the build.
+pub const ENVIRONMENT: &str = "records/environment.json";
+/// The host checks.
+pub const HOST_CHECKS: &str = "records/host-checks.json";
+/// The AES probe (only where the CPU has AES instructions).
+pub const AES_PROBE: &str = "records/aes-probe.json";
+/// The measured executable's static size (only where it could be read).
+pub const STATIC_SIZE: &str = "records/static-size.json";
+
+/// The record file of a measurement, relative to the output directory.
+pub fn record_name(m: &Measurement) -> String {
+    figure_record_name(&m.op, m.size)
+}
+
+/// The record file of a library's gate.
+pub fn library_record_name(name: &str) -> String {
+    format!("records/library-{name}.json")
+}
+
+/// The figures a record derives from its trials, stored beside them so a
+/// reader needs no code to use them, and recomputed when it is read back.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Derived {
+    /// Timed calls over all trials.
+    pub n_total: u64,
+    /// Σ cycles (or ticks) / Σ calls.
+    pub mean_cycles: f64,
+    /// `mean_cycles` per message byte.
+    pub cycles_per_byte: f64,
+    /// The median of the trials' own means.
+    pub median_trial_mean_cycles: f64,
+    /// Σ ns / Σ calls.
+    pub mean_ns: f64,
+    /// 10^6 bytes per second at `mean_ns` (`null` when the time is 0).
+    pub mb_per_s: Option<f64>,
+    /// Largest baseline RSS of the trials, KiB.
+    pub baseline_rss_kib: Option<u64>,
+    /// Largest peak RSS of the trials, KiB.
+    pub peak_rss_kib: Option<u64>,
+}
+
+impl Derived {
+    /// The figures of `m`.
+    pub fn of(m: &Measurement) -> Self {
+        Derived {
+            n_total: m.total_calls(),
+            mean_cycles: m.mean_cycles(),
+            cycles_per_byte: m.cycles_per_byte(),
+            median_trial_mean_cycles: m.median_trial_mean_cycles(),
+            mean_ns: m.mean_ns(),
+            mb_per_s: Some(m.mb_per_s()).filter(|v| v.is_finite()),
+            baseline_rss_kib: m.baseline_rss_kib(),
+            peak_rss_kib: m.peak_rss_kib(),
+        }
+    }
+}
+
+/// The JSON evidence for one figure: what was measured, how, the trials
+/// ([`Measurement`]) and the figures derived from them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FigureRecord {
+    /// [`FIGURE_SCHEMA`].
+    pub schema: String,
+    /// The algorithm's name.
+    pub algorithm: String,
+    /// The implementation, in words.
+    pub implementation: String,
+    /// The Rust backend, if it is one.
+    pub backend: Option<String>,
+    /// The library's identity, if it is one.
+    pub library: Option<Identity>,
+    /// The message, in words.
+    pub input: String,
+    /// The counter of the figures.
+    pub counter: CounterKind,
+    /// Its unit ("cycles" or "ticks").
+    pub counter_unit: String,
+    /// Why that counter (when it is not the cycle counter).
+    pub counter_note: Option<String>,
+    /// The method.
+    pub method: Method,
+    /// The command line of the report.
+    pub report_command_line: Vec<String>,
+    /// The machine and the build.
+    pub environment: Environment,
+    /// The calibration, plan and trials.
+    #[serde(flatten)]
+    pub measurement: Measurement,
+    /// The figures derived from the trials.
+    #[serde(flatten)]
+    pub derived: Derived,
+}
+
+/// `records/report.json`: the run's settings and what the campaign found
+/// beyond the figures, so that [`crate::reload`] can rebuild the report.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// [`RUN_SCHEMA`].
+    pub schema: String,
+    /// The pavelor version that made the report.
+    pub pavelor_version: String,
+    /// The settings.
+    pub config: Config,
+    /// Start, UTC (RFC 3339).
+    pub started: String,
+    /// End, UTC.
+    pub finished: String,
+    /// Start in the harness's time form.
+    pub started_iso: String,
+    /// End in the harness's time form.
+    pub finished_iso: String,
+    /// Everything measured, in report order.
+    pub subjects: Vec<Subject>,
+    /// The fastest backend this CPU ran.
+    pub best_backend: String,
+    /// Whether the run looked emulated.
+    pub emulated: bool,
+    /// What validation did to the output directory.
+    pub notes: Vec<String>,
+    /// The problems the first host check found.
+    pub host_problems: Vec<HostProblem>,
+    /// The machine in the harness's form, at the start.
+    pub niccs_environment_start: Vec<(String, serde_json::Value)>,
+    /// The same at the end.
+    pub niccs_environment_end: Vec<(String, serde_json::Value)>,
+}
+
+fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), String> {
+    let path = dir.join(name);
+    atomic_write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn json<T: Serialize>(v: &T) -> Result<Vec<u8>, String> {
+    let mut s = serde_json::to_vec_pretty(v).map_err(|e| e.to_string())?;
+    s.push(b'\n');
+    Ok(s)
+}
+
+/// What a record says about its subject: (algorithm, implementation,
+/// backend, library identity).
+fn describe<'a>(
+    c: &'a Campaign,
+    subject: &'a Subject,
+) -> (
+    &'static str,
+    String,
+    Option<&'static str>,
+    Option<&'a Identity>,
+) {
+    match subject {
+        Subject::Op(op) => (
+            op.algorithm_name(),
+            op.implementation(),
+            match op {
+                Operation::Pavelor(_, b) => Some(b.name()),
+                _ => None,
+            },
+            None,
+        ),
+        Subject::Lib { name, alg, .. } => {
+            let gate = c.libs.iter().find(|g| &g.spec.name == name);
+            (
+                alg.name(),
+                format!("C library '{name}' through the ICCS CryptHash ABI"),
+                None,
+                gate.and_then(|g| g.identity.as_ref()),
+            )
+        }
+    }
+}
+
+/// `libraries.json` at the top of the output directory: every `--lib`
+/// with its status and a one-line reason, for scripts.
+pub const LIBRARIES: &str = "libraries.json";
+
+#[derive(Serialize)]
+struct LibrariesFile<'a> {
+    schema: &'static str,
+    libraries: Vec<LibraryLine<'a>>,
+}
+
+#[derive(Serialize)]
+struct LibraryLine<'a> {
+    name: &'a str,
+    path: &'a Path,
+    status: &'static str,
+    reason: &'a str,
+    sha256: Option<&'a str>,
+    instances_measured: Vec<&'static str>,
+}
+
+fn libraries_file(c: &Campaign) -> LibrariesFile<'_> {
+    LibrariesFile {
+        schema: "pavelor-libraries/1",
+        libraries: c
+            .libs
+            .iter()
+            .map(|g| LibraryLine {
+                name: &g.spec.name,
+                path: &g.spec.path,
+                status: g.status.label(),
+                reason: &g.detail,
+                sha256: g.identity.as_ref().map(|i| i.sha256.as_str()),
+                instances_measured: g.measured_instances().iter().map(|a| a.name()).collect(),
+            })
+            .collect(),
+    }
+}
+
+/// The run record of `c`.
+pub fn run_record(config: &Config, c: &Campaign) -> RunRecord {
+    RunRecord {
+        schema: RUN_SCHEMA.into(),
+        pavelor_version: env!("CARGO_PKG_VERSION").into(),
+        config: config.clone(),
+        started: c.started.clone(),
+        finished: c.finished.clone(),
+        started_iso: c.started_iso.clone(),
+        finished_iso: c.finished_iso.clone(),
+        subjects: c.subjects.clone(),
+        best_backend: c.best_backend.name().into(),
+        emulated: c.emulated,
+        notes: c.notes.clone(),
+        host_problems: c.host_problems.clone(),
+        niccs_environment_start: c.niccs_environment_start.clone(),
+        niccs_environment_end: c.niccs_environment_end.clone(),
+    }
+}
+
+/// Writes every record, the charts and `report.md`.
+pub fn write(config: &Config, c: &Campaign) -> Result<(), String> {
+    let dir = &config.out_dir;
+    for m in &c.measurements {
+        let subject = c
+            .subjects
+            .iter()
+            .find(|s| s.id() == m.op)
+            .ok_or("a measurement of nothing measured")?;
+        let (algorithm, implementation, backend, library) = describe(c, subject);
+        let rec = FigureRecord {
+            schema: FIGURE_SCHEMA.into(),
+            algorithm: algorithm.into(),
+            implementation,
+            backend: backend.map(str::to_string),
+            library: library.cloned(),
+            input: format!(
+                "{} bytes, byte i = (131 * i + {}) mod 256 (the NICCS driver's message); one-shot hash per call",
+                m.size, m.size
+            ),
+            counter: m.counter(),
+            counter_unit: m.counter().unit().into(),
+            counter_note: m.trials.first().and_then(|t| t.counter_note.clone()),
+            method: config.method.clone(),
+            report_command_line: config.command_line.clone(),
+            environment: c.environment.clone(),
+            measurement: m.clone(),
+            derived: Derived::of(m),
+        };
+        write_file(dir, &record_name(m), &json(&rec)?)?;
+    }
+    for g in &c.libs {
+        write_file(dir, &library_record_name(&g.spec.name), &json(g)?)?;
+    }
+    if !c.failures.is_empty() {
+        write_file(dir, FAILURES, &json(&c.failures)?)?;
+    }
+    write_file(dir, KAT, &json(&c.kat)?)?;
+    write_file(dir, ENVIRONMENT, &json(&c.environment)?)?;
+    write_file(dir, HOST_CHECKS, &json(&c.host_checks)?)?;
+    if let Some(p) = &c.probe {
+        write_file(dir, AES_PROBE, &json(p)?)?;
+    }
+    if let Some(s) = &c.static_size {
+        write_file(dir, STATIC_SIZE, &json(s)?)?;
+    }
+    write_file(dir, RUN_RECORD, &json(&run_record(config, c))?)?;
+    write_file(dir, LIBRARIES, &json(&libraries_file(c))?)?;
+    let ds = crate::niccs_dataset::dataset(config, c)?;
+    ds.write(&dir.join("niccs").join(&config.system_id))
+        .map_err(|e| e.to_string())?;
+    // The pages last, the charts before the pages that show them.
+    let mut files = crate::rendered_files(config, c, &ds);
+    files.sort_by_key(|(name, _)| !name.ends_with(".svg"));
+    for (name, text) in &files {
+        write_file(dir, name, text.as_bytes())?;
+    }
+    Ok(())
+}

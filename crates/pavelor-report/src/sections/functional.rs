@@ -1,0 +1,140 @@
+//! Section 3: functional testing — the Rust backends' KATs, then each C
+//! library's gate (probe, KATs through the C ABI, behaviour on bad input).
+
+use std::fmt::Write as _;
+
+use pavelor::Algorithm;
+
+use crate::KatResult;
+use crate::records::library_record_name;
+use crate::rows::Ctx;
+
+/// Section 3.
+pub fn write(s: &mut String, ctx: &Ctx<'_>) {
+    let c = ctx.c;
+    let _ = writeln!(
+        s,
+        "## 10. Functional testing of every backend and library (beyond the guide)\n"
+    );
+    let _ = match &ctx.config.kat_dir {
+        Some(dir) => writeln!(
+            s,
+            "Official ICCS KAT files from `{}`, checked strictly against the embedded official answers.\n",
+            dir.display()
+        ),
+        None => writeln!(
+            s,
+            "Official ICCS KAT answers embedded in `pavelor-kat` (derived from the 12 official files; \
+             every file regenerated and compared with the NICCS strict-form SHA-256 manifest).\n"
+        ),
+    };
+    let _ = writeln!(
+        s,
+        "| instance | file | implementation | result | records |\n|---|---|---|---|---|"
+    );
+    for k in &c.kat {
+        let detail = k
+            .detail
+            .as_ref()
+            .map_or(String::new(), |d| format!(" — {d}"));
+        let _ = writeln!(
+            s,
+            "| {} | {} | Rust {} | **{}**{} | {}/{} |",
+            k.instance, k.file, k.backend, k.status, detail, k.passed, k.total
+        );
+    }
+    for g in &c.libs {
+        for k in &g.kat {
+            let detail = k
+                .detail
+                .as_ref()
+                .map_or(String::new(), |d| format!(" — {d}"));
+            let _ = writeln!(
+                s,
+                "| {} | {} | C `{}` | **{}**{} | {}/{} |",
+                k.instance, k.file, g.spec.name, k.status, detail, k.passed, k.total
+            );
+        }
+    }
+    for alg in Algorithm::ALL {
+        let mine: Vec<&KatResult> = c.kat.iter().filter(|k| k.instance == alg.name()).collect();
+        let failed = mine.iter().any(|k| k.status == "FAIL");
+        let not_run = mine.iter().any(|k| k.status == "NOT RUN");
+        let verdict = if failed {
+            "FAIL"
+        } else if not_run {
+            "PASS (files run)"
+        } else {
+            "PASS"
+        };
+        let records: usize = mine
+            .iter()
+            .filter(|k| k.status == "PASS")
+            .map(|k| k.passed)
+            .sum();
+        let _ = writeln!(
+            s,
+            "\n{alg} (Rust): **{verdict}** ({records} records verified)."
+        );
+    }
+    let _ = writeln!(s, "\nEvidence: `records/kat.json`.\n");
+    libraries(s, ctx);
+}
+
+/// Each library's verdict, and how it treats bad input.
+fn libraries(s: &mut String, ctx: &Ctx<'_>) {
+    let c = ctx.c;
+    if c.libs.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "### C libraries\n");
+    let _ = writeln!(
+        s,
+        "Each library is loaded only in worker processes (`dlopen`); every call gets a digest buffer followed by 64 guard bytes, so an over-write is seen. A worker killed by a signal, or still running at its time limit, is recorded and the campaign goes on. A library is timed only if every instance it computes passes the same KAT files as the Rust backends (through the C ABI, one worker per file).\n"
+    );
+    let _ = writeln!(
+        s,
+        "| library | verdict | instances computed | what happened | evidence |\n|---|---|---|---|---|"
+    );
+    for g in &c.libs {
+        let _ = writeln!(
+            s,
+            "| `{}` | **{}** | {} | {} | [`{}`](./{}) |",
+            g.spec.name,
+            g.status.label(),
+            if g.instances.is_empty() {
+                "none".to_string()
+            } else {
+                g.instances.join(", ")
+            },
+            g.detail.replace('|', "\\|"),
+            library_record_name(&g.spec.name),
+            library_record_name(&g.spec.name)
+        );
+    }
+    let with_behaviour: Vec<_> = c.libs.iter().filter(|g| !g.behaviour.is_empty()).collect();
+    if !with_behaviour.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nBehaviour on bad input (information only; not part of the verdict):\n"
+        );
+        let _ = writeln!(
+            s,
+            "| library | call | ICCS contract | observed | conforms |\n|---|---|---|---|---|"
+        );
+        for g in with_behaviour {
+            for b in &g.behaviour {
+                let _ = writeln!(
+                    s,
+                    "| `{}` | `{}` | {} | {} | {} |",
+                    g.spec.name,
+                    b.call,
+                    b.expected,
+                    b.observed.replace('|', "\\|"),
+                    if b.conforms { "yes" } else { "**no**" }
+                );
+            }
+        }
+    }
+    s.push('\n');
+}

@@ -1,0 +1,186 @@
+//! Section 4: performance — per instance one side-by-side table of every
+//! implementation (Rust backends and C libraries, ratios against the
+//! baseline), the chart, and each implementation's full table.
+
+use std::fmt::Write as _;
+
+use pavelor::{Algorithm, Backend};
+
+use crate::charts::chart_name;
+use crate::records::record_name;
+use crate::rows::{Ctx, Family, Row, human_ns};
+use pavelor_measure::aes_probe::AES_ROUNDS_PER_PAFF;
+use pavelor_measure::hw;
+use pavelor_measure::ops::{Operation, Subject};
+
+/// Section 4.
+pub fn write(s: &mut String, ctx: &Ctx<'_>) {
+    let config = ctx.config;
+    let u = ctx.unit;
+    let _ = writeln!(s, "## 11. Performance side by side (beyond the guide)\n");
+    let _ = writeln!(
+        s,
+        "Mean over all timed calls of {} trials, each in its own process pinned to the core of section 9; calls per trial planned from one cold call in a calibration process as the NICCS harness plans them (≈ {} s per trial, ≥ {} calls in all, ≤ {} per trial, {} s per operation; see docs/method.md). C libraries are called through the ICCS `CryptHash` ABI (a function pointer from `dlsym`, one call per hash), Rust backends through the one-shot Rust API, with the same messages, counters and trial method. \"{u}\" is the counter named in section 9. MB/s = 10^6 bytes/s.\n",
+        config.method.trials,
+        config.method.trial_target_s,
+        config.method.min_total,
+        config.method.max_iters_per_trial,
+        config.method.op_budget_s
+    );
+    for alg in Algorithm::ALL {
+        let _ = writeln!(s, "### {alg}\n\n![{alg} {u}/byte](./{})\n", chart_name(alg));
+        side_by_side(s, ctx, alg);
+        for row in ctx.instance_rows(alg) {
+            let _ = writeln!(s, "**{}**\n", row.subject);
+            perf_table(s, ctx, row);
+            bound_note(s, ctx, alg, row);
+        }
+    }
+    let others: Vec<&Row<'_>> = ctx.comparison_rows().collect();
+    if !others.is_empty() {
+        let _ = writeln!(s, "### Comparison hashes (same run, same method)\n");
+        for row in others {
+            if let Subject::Op(op) = row.subject {
+                let _ = writeln!(s, "**{} — {}**\n", op.algorithm_name(), op.implementation());
+            }
+            perf_table(s, ctx, row);
+        }
+    }
+}
+
+/// Every implementation of `alg` side by side: mean counter units per call
+/// and the speed-up against the baseline (baseline ÷ this; > 1 = faster).
+fn side_by_side(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm) {
+    let rows: Vec<&Row<'_>> = ctx.instance_rows(alg).collect();
+    if rows.is_empty() {
+        return;
+    }
+    let base = ctx.baseline_row(alg);
+    let _ = writeln!(
+        s,
+        "Side by side: mean {u} per call, and in parentheses the speed-up against the baseline {} (the baseline's {u} ÷ this row's; > 1 = faster).\n",
+        base.map_or(
+            format!("`{}` (not measured for this instance)", ctx.baseline),
+            |b| format!("**{}**", b.name())
+        ),
+        u = ctx.unit
+    );
+    let mut header = String::from("| implementation |");
+    let mut rule = String::from("|---|");
+    for &size in &ctx.config.sizes {
+        let _ = write!(header, " {} {size} B |", ctx.size_label(size));
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(s, "{header}\n{rule}");
+    for row in rows {
+        let mut line = format!("| {} |", row.name());
+        for &size in &ctx.config.sizes {
+            let cell = match (row.at(size), base.and_then(|b| b.at(size))) {
+                (Some(m), Some(b)) => format!(
+                    " {:.0} ({:.2}×){} |",
+                    m.mean_cycles(),
+                    b.mean_cycles() / m.mean_cycles().max(f64::MIN_POSITIVE),
+                    dagger(m)
+                ),
+                (Some(m), None) => format!(" {:.0}{} |", m.mean_cycles(), dagger(m)),
+                (None, _) if row.failure_at(size).is_some() => " **failed** |".into(),
+                (None, _) => " – |".into(),
+            };
+            line.push_str(&cell);
+        }
+        let _ = writeln!(s, "{line}");
+    }
+    s.push('\n');
+}
+
+/// " †" for a figure with a trial still disturbed after the reruns.
+fn dagger(m: &pavelor_measure::campaign::Measurement) -> &'static str {
+    if m.trials.iter().any(|t| t.disturbed.is_some()) {
+        " †"
+    } else {
+        ""
+    }
+}
+
+/// One implementation's full table; failed figures say what happened;
+/// † marks a figure whose trial processes waited for the CPU.
+fn perf_table(s: &mut String, ctx: &Ctx<'_>, row: &Row<'_>) {
+    let u = ctx.unit;
+    let _ = writeln!(
+        s,
+        "| size | bytes | mean {u} | {u}/byte | median of trial means | mean time | MB/s | n (trials × calls) | record |\n|---|---:|---:|---:|---:|---:|---:|---|---|"
+    );
+    for &size in &ctx.config.sizes {
+        let label = ctx.size_label(size);
+        if let Some(m) = row.at(size) {
+            let _ = writeln!(
+                s,
+                "| {label}{dagger} | {size} | {:.0} | {:.2} | {:.0} | {} | {:.1} | {} ({} × {}) | [json](./{}) |",
+                m.mean_cycles(),
+                m.cycles_per_byte(),
+                m.median_trial_mean_cycles(),
+                human_ns(m.mean_ns()),
+                m.mb_per_s(),
+                m.total_calls(),
+                m.trials.len(),
+                m.plan.iterations_per_trial,
+                record_name(m),
+                dagger = dagger(m)
+            );
+        } else if let Some(f) = row.failure_at(size) {
+            let _ = writeln!(
+                s,
+                "| {label} | {size} | **failed**: {} | | | | | | [failures](./records/failures.json) |",
+                f.replace('|', "\\|")
+            );
+        }
+    }
+    s.push('\n');
+}
+
+/// The AES-throughput bound and the fraction of it reached at 64 KiB, for
+/// hardware-AES implementations (Rust backends other than portable, and
+/// C libraries, whose code is not known: the bound applies to any).
+fn bound_note(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm, row: &Row<'_>) {
+    let u = ctx.unit;
+    let applies = match row.subject {
+        Subject::Op(Operation::Pavelor(_, b)) => *b != Backend::Portable,
+        _ => row.family == Family::CLibrary,
+    };
+    if let (Some(p), Some(m)) = (&ctx.c.probe, row.at(65536))
+        && applies
+        && p.counter == m.counter()
+    {
+        let bound = p.bound_per_byte(alg);
+        let cpb = m.cycles_per_byte();
+        let rate = alg.rate_len();
+        let round = hw::aes_round_name();
+        let campaign = 100.0 * bound / cpb;
+        let mut line = String::from("AES-throughput bound at 64 KiB: ");
+        match m.trial_aes_per_round() {
+            // The probe each trial process ran right after its timed calls:
+            // same core, same moment, so clock changes between the start
+            // of the campaign and this figure cancel out.
+            Some(t) => {
+                let b = AES_ROUNDS_PER_PAFF * t / rate as f64;
+                let _ = write!(
+                    line,
+                    "456 × {t:.3} / {rate} = {b:.3} {u}/byte, from the AES probe each trial process ran right after its timed calls (median over the trials); measured {cpb:.3}: **{:.0}% of the bound**. With the campaign's probe (`records/aes-probe.json`, {:.3} {u} per {round}): {campaign:.0}%.",
+                    100.0 * b / cpb,
+                    p.per_aesenc,
+                );
+            }
+            None => {
+                let _ = write!(
+                    line,
+                    "456 × {:.3} / {rate} = {bound:.3} {u}/byte; measured {cpb:.3}: **{campaign:.0}% of the bound** (`records/aes-probe.json`, {:.3} {u} per {round}).",
+                    p.per_aesenc, p.per_aesenc,
+                );
+            }
+        }
+        if cfg!(target_arch = "aarch64") {
+            line.push_str(" On AArch64 each Paff AES round is an `AESE`+`AESMC` pair plus an `EOR` on the same vector pipes, so this bound (pairs only) is not reachable.");
+        }
+        let _ = writeln!(s, "{line}\n");
+    }
+}

@@ -1,0 +1,151 @@
+//! The Markdown of each page of a site: the index of systems, and per
+//! system its summary, its Pavelor page in the NICCS layout and its
+//! method. Every link is relative to the page that holds it.
+
+use std::fmt::Write as _;
+
+use crate::rows::Ctx;
+use crate::sections::{self, baselines};
+use pavelor_niccs as niccs;
+
+use super::System;
+
+/// The candidate page's file in a system's folder.
+pub const CANDIDATE_PAGE: &str = "hash-22.html";
+
+/// The line above a system page's title: where the page is, and the same
+/// page on every other system (the NICCS site's breadcrumb).
+fn crumb(systems: &[System], this: &System, here: &str, page: &str) -> String {
+    let others: Vec<String> = systems
+        .iter()
+        .map(|s| {
+            if s.id == this.id {
+                format!("**{}**", s.id)
+            } else {
+                format!("[{}](../{}/{page})", s.id, s.id)
+            }
+        })
+        .collect();
+    format!(
+        "[Performance measurements](../index.html) › [{}](index.html) › {here} · system: {}\n\n",
+        this.id,
+        others.join(" · ")
+    )
+}
+
+/// The system's summary page (its `index.html`): the ICCS helpers and the
+/// Pavelor rows against `pseudoXOF`, as the harness's `summary_<system>`.
+pub fn summary(systems: &[System], this: &System) -> String {
+    let ctx = Ctx::new(&this.run.config, &this.run.campaign);
+    let e = &this.run.campaign.environment;
+    let mut s = crumb(systems, this, "summary", "index.html");
+    let _ = writeln!(
+        s,
+        "# Performance — {}, system {}\n",
+        niccs::architecture_wording(e.target.split('-').next().unwrap_or_default()),
+        this.id
+    );
+    let _ = writeln!(
+        s,
+        "Measurements by `pavelor report` on one {} core, from {} to {}.\n",
+        e.cpu_model, this.run.campaign.started, this.run.campaign.finished
+    );
+    let _ = writeln!(
+        s,
+        "- **Counter:** {}; every figure is a mean per call over the trials of one process each.\n- **Pages:** [hash-22 Pavelor]({CANDIDATE_PAGE}) in the NICCS layout · [method and machine](method.html) · [the full report](report.html) · [every system side by side](../compare.html).\n- **Sizes:** the NICCS guide's S1..S8, 32 B to 64 KiB.",
+        ctx.unit
+    );
+    baselines::tables(&mut s, &ctx, "##");
+    s
+}
+
+/// The system's Pavelor page, in the seed's layout: the NICCS page of the
+/// run's subject with links into the site.
+pub fn candidate(systems: &[System], this: &System) -> String {
+    let mut ctx = crate::page_context(&this.run.config, &this.run.campaign);
+    ctx.summary_link = "index.html".into();
+    ctx.method_link = "method.html".into();
+    ctx.evidence_intro = format!(
+        "Paths are relative to [`niccs/{}/`](niccs/{}/campaign.json) beside this page, the run's dataset in the NICCS harness's layout, checked by `pavelor report --check` before this site was made.",
+        this.id, this.id
+    );
+    let page = niccs::render_page(&this.run.dataset, &ctx);
+    let mut s = crumb(systems, this, "`hash-22`", CANDIDATE_PAGE);
+    s.push_str(&page);
+    s
+}
+
+/// The system's method page: how its figures were measured, and the
+/// machine.
+pub fn method(systems: &[System], this: &System) -> String {
+    let run = &this.run;
+    let m = &run.config.method;
+    let ctx = Ctx::new(&run.config, &run.campaign);
+    let mut s = crumb(systems, this, "method", "method.html");
+    let _ = writeln!(s, "# Method and machine — system {}\n", this.id);
+    let _ = writeln!(
+        s,
+        "Every figure is the NICCS harness's: one-shot hashes of the harness driver's message (byte i = (131 i + n) mod 256), timed between two counter reads in worker processes of their own, pinned to one CPU, with warm-up calls first. The run's settings:\n"
+    );
+    let _ = writeln!(s, "| setting | value |\n|---|---|");
+    let _ = writeln!(s, "| trials per figure | {} |", m.trials);
+    let _ = writeln!(s, "| target time of a trial | {} s |", m.trial_target_s);
+    let _ = writeln!(s, "| timed calls per figure, at least | {} |", m.min_total);
+    let _ = writeln!(
+        s,
+        "| calls per trial, at most | {} |",
+        m.max_iters_per_trial
+    );
+    let _ = writeln!(s, "| counter | {} |", ctx.unit);
+    let _ = writeln!(
+        s,
+        "| CPU | {} |",
+        m.cpu.map_or("not pinned".into(), |c| format!("CPU {c}"))
+    );
+    let _ = writeln!(
+        s,
+        "| reruns of a disturbed trial | {} |",
+        m.disturbed_reruns
+    );
+    let _ = writeln!(s, "| command | `{}` |", run.config.command_line.join(" "));
+    let _ = writeln!(
+        s,
+        "\nBeyond the harness, every library's answers are checked while it is timed, against the AES-throughput bound and on distinct messages; the full report's sections 10 to 14 give the details. The method is described in the pavelor repository's `docs/method.md`.\n"
+    );
+    let mut env = String::new();
+    sections::environment::write(&mut env, &ctx);
+    s.push_str(&env.replacen(
+        "## 9. Environment in detail (beyond the guide)",
+        "## Machine",
+        1,
+    ));
+    s
+}
+
+/// The site's index: a table of the systems (the system selector) and the
+/// cross-system page.
+pub fn index(systems: &[System]) -> String {
+    let mut s = String::from("# Pavelor performance measurements\n\n");
+    let _ = writeln!(
+        s,
+        "Runs of `pavelor report` on {} system(s), each checked by `pavelor report --check` before it was put here. [Every system side by side](compare.html).\n",
+        systems.len()
+    );
+    let _ = writeln!(
+        s,
+        "| system | processor | counter | measured | pages |\n|---|---|---|---|---|"
+    );
+    for sys in systems {
+        let c = &sys.run.campaign;
+        let ctx = Ctx::new(&sys.run.config, c);
+        let _ = writeln!(
+            s,
+            "| [{id}]({id}/index.html) | {} | {} | {} | [summary]({id}/index.html) · [hash-22]({id}/{CANDIDATE_PAGE}) · [method]({id}/method.html) · [report]({id}/report.html) |",
+            c.environment.cpu_model,
+            ctx.unit,
+            c.started,
+            id = sys.id
+        );
+    }
+    s
+}
