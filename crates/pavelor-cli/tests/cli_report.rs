@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{cc_shared, our_crypthash, serial};
+use common::{cc_fixture, cc_shim, our_crypthash, serial};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -307,36 +307,6 @@ fn cpu_is_checked_against_the_affinity_mask() {
     );
 }
 
-const WRONG: &str = r#"
-int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned char *d) {
-    (void)m; (void)n;
-    if (bits != 512) return 1;
-    for (int i = 0; i < 64; i++) d[i] = (unsigned char)i;
-    return 0;
-}
-"#;
-const SEGV: &str = r#"
-int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned char *d) {
-    (void)bits; (void)m; (void)n; (void)d;
-    volatile unsigned char *p = (unsigned char *)0;
-    return *p;
-}
-"#;
-const HANG: &str = r#"
-int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned char *d) {
-    (void)bits; (void)m; (void)n; (void)d;
-    for (;;) { __asm__ volatile(""); }
-}
-"#;
-const OVERWRITE: &str = r#"
-int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned char *d) {
-    (void)m; (void)n;
-    if (bits != 512) return 1;
-    for (int i = 0; i < 64 + 16; i++) d[i] = 0;
-    return 0;
-}
-"#;
-
 fn json(path: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
@@ -349,10 +319,10 @@ fn libraries_are_gated_isolated_and_measured_side_by_side() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let good = our_crypthash();
-    let wrong = cc_shared(dir.path(), "wrong", WRONG);
-    let segv = cc_shared(dir.path(), "segv", SEGV);
-    let hang = cc_shared(dir.path(), "hang", HANG);
-    let over = cc_shared(dir.path(), "over", OVERWRITE);
+    let wrong = cc_fixture(dir.path(), "wrong", "wrong_digest", &[]);
+    let segv = cc_fixture(dir.path(), "segv", "crash_on_every_call", &[]);
+    let hang = cc_fixture(dir.path(), "hang", "hang_on_every_call", &[]);
+    let over = cc_fixture(dir.path(), "over", "write_16_bytes_past_digest", &[]);
     let out = dir.path().join("report");
     // A stale record of an earlier run must not survive into this one.
     std::fs::create_dir_all(out.join("records")).unwrap();
@@ -524,7 +494,7 @@ fn bench_times_a_library_and_refuses_a_wrong_one() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let good = our_crypthash();
-    let wrong = cc_shared(dir.path(), "wrong", WRONG);
+    let wrong = cc_fixture(dir.path(), "wrong", "wrong_digest", &[]);
     let out = pavelor()
         .args(["bench", "--sizes", "32", "--seconds", "0.01", "--lib"])
         .arg(format!("good={}", good.display()))
@@ -610,26 +580,7 @@ fn a_library_failing_while_timed_gets_that_status_and_no_figure() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let good = our_crypthash();
-    let shim = format!(
-        r#"
-#include <dlfcn.h>
-typedef int (*ch_t)(int, const unsigned char *, unsigned long long, unsigned char *);
-static ch_t real;
-int CryptHash(int b, const unsigned char *m, unsigned long long n, unsigned char *d) {{
-    if (!real) {{
-        void *h = dlopen("{}", RTLD_NOW | RTLD_LOCAL);
-        if (!h) return 99;
-        real = (ch_t)dlsym(h, "CryptHash");
-        if (!real) return 98;
-    }}
-    if (n == 8ULL * 65536) {{ volatile unsigned char *p = (unsigned char *)0; return *p; }}
-    if (n == 8ULL * 16384) {{ for (;;) {{ __asm__ volatile(""); }} }}
-    return real(b, m, n, d);
-}}
-"#,
-        good.display()
-    );
-    let flaky = cc_shared(dir.path(), "flaky", &shim);
+    let flaky = cc_shim(dir.path(), "flaky", "hang_at_16kib_crash_at_64kib", &good);
     let out = dir.path().join("report");
     let result = pavelor()
         .args([
@@ -698,33 +649,6 @@ int CryptHash(int b, const unsigned char *m, unsigned long long n, unsigned char
     assert_eq!(records, 3 * backends * 3);
 }
 
-/// C source of a library whose `CryptHash` forwards to `real_so` (ours);
-/// `top` is added at file level, `in_call` at the start of every call.
-fn forwarding_shim(real_so: &Path, top: &str, in_call: &str) -> String {
-    format!(
-        r#"
-#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-typedef int (*ch_t)(int, const unsigned char *, unsigned long long, unsigned char *);
-static ch_t real;
-{top}
-int CryptHash(int b, const unsigned char *m, unsigned long long n, unsigned char *d) {{
-    {in_call}
-    if (!real) {{
-        void *h = dlopen("{}", RTLD_NOW | RTLD_LOCAL);
-        if (!h) return 99;
-        real = (ch_t)dlsym(h, "CryptHash");
-        if (!real) return 98;
-    }}
-    return real(b, m, n, d);
-}}
-"#,
-        real_so.display()
-    )
-}
-
 /// `pavelor report --quick` of one library, one trial of 32 bytes.
 fn report_one_lib(out: &Path, name: &str, so: &Path, timeout: &str) -> std::process::Output {
     pavelor()
@@ -756,13 +680,7 @@ fn a_library_printing_on_stdout_still_passes_and_is_timed() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let good = our_crypthash();
-    let src = forwarding_shim(
-        &good,
-        r#"__attribute__((constructor)) static void hello(void) { printf("hello from the constructor\n"); }
-static int said;"#,
-        r#"if (!said) { said = 1; printf("{\"calls\": 1}\nnoise without a newline"); }"#,
-    );
-    let noisy = cc_shared(dir.path(), "noisy", &src);
+    let noisy = cc_shim(dir.path(), "noisy", "print_on_stdout", &good);
     let out = dir.path().join("report");
     let result = report_one_lib(&out, "noisy", &noisy, "20");
     let stderr = String::from_utf8_lossy(&result.stderr);
@@ -794,18 +712,12 @@ fn a_library_forking_a_sleeper_neither_hangs_the_campaign_nor_leaves_it_running(
     let dir = tempfile::tempdir().unwrap();
     let good = our_crypthash();
     let pids = dir.path().join("pids");
-    let top = format!(
-        r#"__attribute__((constructor)) static void sleeper(void) {{
-    pid_t p = fork();
-    if (p == 0) {{ sleep(600); _exit(0); }}
-    if (p > 0) {{
-        FILE *f = fopen("{}", "a");
-        if (f) {{ fprintf(f, "%d\n", (int)p); fclose(f); }}
-    }}
-}}"#,
-        pids.display()
+    let forky = cc_fixture(
+        dir.path(),
+        "forky",
+        "fork_sleeper_in_constructor",
+        &[("REAL_SO", &good), ("PIDS_FILE", &pids)],
     );
-    let forky = cc_shared(dir.path(), "forky", &forwarding_shim(&good, &top, ""));
     let out = dir.path().join("report");
     let start = Instant::now();
     let result = report_one_lib(&out, "forky", &forky, "5");
@@ -842,17 +754,7 @@ fn a_library_forking_a_sleeper_neither_hangs_the_campaign_nor_leaves_it_running(
 fn bad_input_checks_see_writes_past_the_instance_digest() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
-    let so = cc_shared(
-        dir.path(),
-        "hundred",
-        r#"
-int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned char *d) {
-    (void)bits; (void)m; (void)n;
-    if (d) for (int i = 0; i < 100; i++) d[i] = 0;
-    return 1;
-}
-"#,
-    );
+    let so = cc_fixture(dir.path(), "hundred", "write_100_bytes_and_fail", &[]);
     for (check, over) in [
         ("null-msg", 36),
         ("null-msg-empty", 36),
@@ -884,29 +786,7 @@ int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned c
 fn an_instance_name_without_nul_is_read_to_64_bytes_only() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
-    let so = cc_shared(
-        dir.path(),
-        "longname",
-        r#"
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
-static const char *name;
-__attribute__((constructor)) static void setup(void) {
-    long page = sysconf(_SC_PAGESIZE);
-    char *p = mmap(0, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return;
-    memset(p + page - 64, 'A', 64);
-    if (mprotect(p + page, page, PROT_NONE) != 0) return;
-    name = p + page - 64;
-}
-const char *CryptHash_AlgorithmInstance(void) { return name; }
-int CryptHash(int bits, const unsigned char *m, unsigned long long n, unsigned char *d) {
-    (void)bits; (void)m; (void)n; (void)d;
-    return 1;
-}
-"#,
-    );
+    let so = cc_fixture(dir.path(), "longname", "instance_name_without_nul", &[]);
     let task = serde_json::json!({ "lib_task": "probe", "path": so });
     let out = pavelor()
         .arg("__trial")
@@ -927,14 +807,15 @@ fn the_measured_message_and_plan_are_the_harness_s() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("messages.bin");
-    // Once per process, a 100-byte message this library is given 20 times
-    // in a row (timed calls; the KAT gate hashes each message once).
-    let top = format!(
-        "#include <string.h>\nstatic int logged, repeats;\nstatic unsigned char last[100];\nstatic void log_msg(const unsigned char *m, unsigned long long n) {{\n    if (logged || n != 800) return;\n    if (memcmp(last, m, 100) == 0) repeats++; else {{ memcpy(last, m, 100); repeats = 1; }}\n    if (repeats < 20) return;\n    logged = 1;\n    FILE *f = fopen(\"{}\", \"ab\");\n    if (f) {{ fwrite(m, 1, 100, f); fclose(f); }}\n}}",
-        log.display()
+    // Once per process, the library appends to `log` a 100-byte message
+    // it is given 20 times in a row (timed calls; the KAT gate hashes each
+    // message once).
+    let so = cc_fixture(
+        dir.path(),
+        "logging",
+        "log_repeated_message",
+        &[("REAL_SO", &our_crypthash()), ("LOG_FILE", &log)],
     );
-    let src = forwarding_shim(&our_crypthash(), &top, "log_msg(m, n);");
-    let so = cc_shared(dir.path(), "logging", &src);
     let out = dir.path().join("report");
     let run = pavelor()
         .args([

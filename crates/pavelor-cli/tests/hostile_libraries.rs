@@ -9,7 +9,9 @@
 //! the probe uses 0, 5, 24, 1597, 8000 and 8192 bits, `KAT_Loop` 8192,
 //! `KAT_2_23` 2^23), so that they pass the gate and are caught while timed.
 //! `TIMED(n)` adds the 32-byte length (256 bits), which the gate uses in
-//! one `KAT_2_12` record per worker only.
+//! one `KAT_2_12` record per worker only. Their C sources are in
+//! `tests/fixtures` (these lengths in `timed_shim.h`), each file headed by
+//! the name the library has here and the test using it.
 //!
 //! Several libraries share one report run (one campaign): the gate and the
 //! Rust backends' KATs and figures are paid once per run. The runs of this
@@ -20,7 +22,7 @@
 
 mod common;
 
-use common::{cc_shared, our_crypthash, serial};
+use common::{cc_fixture, cc_shim, our_crypthash, serial};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -42,51 +44,6 @@ fn have_cc() -> bool {
         say("SKIPPED: no cc");
     }
     ok
-}
-
-/// C source of a library whose `CryptHash` runs `body`; `forward(b, m, n,
-/// d)` calls `real_so` (ours), `now_ns()` reads `CLOCK_MONOTONIC`,
-/// `TIMED(n)` / `LONG(n)` say whether `n` bits is a length the timing uses
-/// (32 or 4096 bytes) / the timing-only 4096 bytes. `top` is added at file
-/// level before `CryptHash`.
-fn shim(real_so: &Path, top: &str, body: &str) -> String {
-    format!(
-        r#"
-#include <dlfcn.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-typedef int (*ch_t)(int, const unsigned char *, unsigned long long, unsigned char *);
-static ch_t real;
-#define TIMED(n) ((n) == 8ULL * 32 || (n) == 8ULL * 4096)
-#define LONG(n) ((n) == 8ULL * 4096)
-__attribute__((unused)) static int forward(int b, const unsigned char *m, unsigned long long n, unsigned char *d) {{
-    if (!real) {{
-        void *h = dlopen("{real}", RTLD_NOW | RTLD_LOCAL);
-        if (!h) return 99;
-        real = (ch_t)dlsym(h, "CryptHash");
-        if (!real) return 98;
-    }}
-    return real(b, m, n, d);
-}}
-__attribute__((unused)) static unsigned long long now_ns(void) {{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec;
-}}
-{top}
-int CryptHash(int b, const unsigned char *m, unsigned long long n, unsigned char *d) {{
-{body}
-}}
-"#,
-        real = real_so.display()
-    )
 }
 
 fn json(path: &Path) -> Value {
@@ -253,53 +210,6 @@ fn tail(s: &str, lines: usize) -> String {
 // ---------------------------------------------------------------------------
 // Caches.
 
-/// "cache" keeps the last (message pointer, length, digest pointer) and
-/// returns 0 without writing when a call repeats all three.
-const CACHE_TOP: &str = r#"
-static const unsigned char *last_m;
-static unsigned long long last_n;
-static unsigned char *last_d;"#;
-const CACHE_BODY: &str = r#"
-    if (TIMED(n) && m == last_m && n == last_n && d == last_d) return 0;
-    int rc = forward(b, m, n, d);
-    if (TIMED(n)) { last_m = m; last_n = n; last_d = d; }
-    return rc;"#;
-
-/// "contentcache" remembers the last message's bytes and digest; on the
-/// same bytes again it copies the digest without hashing.
-const CONTENTCACHE_TOP: &str = r#"
-static unsigned char cm[4096], cd[64];
-static unsigned long long cn;
-static int have;"#;
-const CONTENTCACHE_BODY: &str = r#"
-    if (TIMED(n) && b == 512 && have && n == cn && memcmp(m, cm, n / 8) == 0) {
-        memcpy(d, cd, 64);
-        return 0;
-    }
-    int rc = forward(b, m, n, d);
-    if (rc == 0 && TIMED(n) && b == 512) { memcpy(cm, m, n / 8); memcpy(cd, d, 64); cn = n; have = 1; }
-    return rc;"#;
-
-/// "slowmiss": a message other than the previous one is hashed and then
-/// the call spins 4 times as long as the hashing took; the same bytes
-/// again are hashed at full speed (see the test for why not copied).
-const SLOWMISS_TOP: &str = r#"
-static unsigned char sm[4096];
-static unsigned long long sn;
-static int shave;"#;
-const SLOWMISS_BODY: &str = r#"
-    if (!TIMED(n)) return forward(b, m, n, d);
-    if (shave && n == sn && memcmp(m, sm, n / 8) == 0) return forward(b, m, n, d);
-    unsigned long long t0 = now_ns();
-    int rc = forward(b, m, n, d);
-    unsigned long long t = now_ns() - t0;
-    unsigned long long until = now_ns() + 4 * t;
-    while (now_ns() < until) { __asm__ volatile(""); }
-    memcpy(sm, m, n / 8);
-    sn = n;
-    shave = 1;
-    return rc;"#;
-
 /// Libraries that answer repeated calls from memory, beside ours.
 ///
 /// * "cache" (pointer cache): the worker gives every timed call its own
@@ -327,17 +237,9 @@ fn libraries_answering_from_memory_are_caught_and_the_good_one_passes() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let good = our_crypthash();
-    let cache = cc_shared(dir.path(), "cache", &shim(&good, CACHE_TOP, CACHE_BODY));
-    let contentcache = cc_shared(
-        dir.path(),
-        "contentcache",
-        &shim(&good, CONTENTCACHE_TOP, CONTENTCACHE_BODY),
-    );
-    let slowmiss = cc_shared(
-        dir.path(),
-        "slowmiss",
-        &shim(&good, SLOWMISS_TOP, SLOWMISS_BODY),
-    );
+    let cache = cc_shim(dir.path(), "cache", "cache_by_pointer", &good);
+    let contentcache = cc_shim(dir.path(), "contentcache", "cache_by_content", &good);
+    let slowmiss = cc_shim(dir.path(), "slowmiss", "slow_on_distinct_messages", &good);
     let out = dir.path().join("report");
     let (o, took) = report(
         &out,
@@ -369,56 +271,6 @@ fn libraries_answering_from_memory_are_caught_and_the_good_one_passes() {
 // ---------------------------------------------------------------------------
 // Wrong answers, forged answers, exits, closed descriptors, stray writes.
 
-const FLIP7_TOP: &str = "static unsigned long calls7;";
-const FLIP7_BODY: &str = r#"
-    int rc = forward(b, m, n, d);
-    if (rc == 0 && TIMED(n) && ++calls7 % 7 == 0) d[5] ^= 0x10;
-    return rc;"#;
-
-/// Once every 1000 calls of a process, at counts 500, 1500, ... (not at
-/// 1000, 2000, ...: a trial at the cap, 3 warm-ups and 20000 timed calls,
-/// would have its flip at count 20000 among the last 64 calls, which the
-/// repeated-message trial checks; see the test).
-const FLIP1000_TOP: &str = "static unsigned long calls1000;";
-const FLIP1000_BODY: &str = r#"
-    int rc = forward(b, m, n, d);
-    if (rc == 0 && TIMED(n) && ++calls1000 % 1000 == 500) d[9] ^= 0x01;
-    return rc;"#;
-
-/// Writes a made-up trial answer (without the campaign's nonce) to every
-/// pipe among its descriptors but 0 and 2 (the worker's private answer
-/// descriptor is one of them), then ends the process with status 0.
-const FORGE_BODY: &str = r#"
-    if (LONG(n)) {
-        static const char fake[] = "{\"calls\":1,\"cycles\":10,\"ns\":10,\"counter\":\"ticks\",\"counter_note\":null,\"baseline_rss_kib\":null,\"peak_rss_kib\":null,\"cpu\":null,\"pid\":1}\n";
-        for (int fd = 1; fd < 64; fd++) {
-            struct stat st;
-            if (fd == 2 || fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) continue;
-            ssize_t w = write(fd, fake, sizeof fake - 1);
-            (void)w;
-        }
-        _exit(0);
-    }
-    return forward(b, m, n, d);"#;
-
-const EXIT0_BODY: &str = r#"
-    if (LONG(n)) exit(0);
-    return forward(b, m, n, d);"#;
-
-const CLOSEFDS_BODY: &str = r#"
-    if (LONG(n)) for (int fd = 0; fd < 1024; fd++) close(fd);
-    return forward(b, m, n, d);"#;
-
-const BEFORE_BODY: &str = r#"
-    int rc = forward(b, m, n, d);
-    if (rc == 0) d[-16] = 0;
-    return rc;"#;
-
-const AFTER100_BODY: &str = r#"
-    int rc = forward(b, m, n, d);
-    if (rc == 0) d[64 + 99] = 0;
-    return rc;"#;
-
 /// Seven hostile libraries and ours in one campaign.
 ///
 /// `--trial-seconds 1` (instead of --quick's 0.02): a trial's calls are
@@ -442,15 +294,14 @@ fn libraries_misbehaving_while_timed_get_their_status_and_no_figure() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let good = our_crypthash();
-    let build =
-        |name: &str, top: &str, body: &str| cc_shared(dir.path(), name, &shim(&good, top, body));
-    let flip7 = build("flip7", FLIP7_TOP, FLIP7_BODY);
-    let flip1000 = build("flip1000", FLIP1000_TOP, FLIP1000_BODY);
-    let forge = build("forge", "", FORGE_BODY);
-    let exit0 = build("exit0", "", EXIT0_BODY);
-    let closefds = build("closefds", "", CLOSEFDS_BODY);
-    let before = build("before", "", BEFORE_BODY);
-    let after100 = build("after100", "", AFTER100_BODY);
+    let build = |name: &str, fixture: &str| cc_shim(dir.path(), name, fixture, &good);
+    let flip7 = build("flip7", "flip_every_7th_digest");
+    let flip1000 = build("flip1000", "flip_one_digest_in_1000");
+    let forge = build("forge", "forge_answer_without_nonce");
+    let exit0 = build("exit0", "exit_while_timed");
+    let closefds = build("closefds", "close_all_descriptors");
+    let before = build("before", "write_before_digest");
+    let after100 = build("after100", "write_100th_byte_past_digest");
     let out = dir.path().join("report");
     let (o, took) = report(
         &out,
@@ -514,42 +365,6 @@ fn libraries_misbehaving_while_timed_get_their_status_and_no_figure() {
     f.finish(&ctx);
 }
 
-/// Like "forge", but the answer is one the campaign accepts: the worker's
-/// spec, nonce and call count included, is its last argument, which the
-/// library reads from `/proc/self/cmdline`; the answer claims 10 ns per
-/// call and carries no AES probe (so no bound is checked against it).
-const FORGENONCE_TOP: &str = r#"
-static unsigned long long field(const char *s, const char *key) {
-    const char *p = strstr(s, key);
-    return p ? strtoull(p + strlen(key), 0, 10) : 0;
-}"#;
-const FORGENONCE_BODY: &str = r#"
-    if (LONG(n)) {
-        static char cmd[65536];
-        int fd = open("/proc/self/cmdline", O_RDONLY);
-        ssize_t k = fd < 0 ? -1 : read(fd, cmd, sizeof cmd - 1);
-        if (fd >= 0) close(fd);
-        if (k <= 0) return forward(b, m, n, d);
-        cmd[k] = 0;
-        for (ssize_t i = 0; i < k; i++) if (!cmd[i]) cmd[i] = ' ';
-        unsigned long long nonce = field(cmd, "\"nonce\":"), calls = field(cmd, "\"calls\":");
-        if (!calls) calls = 1;
-        char ans[1024];
-        int len = snprintf(ans, sizeof ans,
-            "{\"calls\":%llu,\"cycles\":%llu,\"ns\":%llu,\"counter\":\"ticks\",\"counter_note\":null,"
-            "\"baseline_rss_kib\":1000,\"peak_rss_kib\":1000,\"cpu\":null,\"pid\":%d,\"nonce\":%llu,\"messages\":\"%s\"}\n",
-            calls, calls * 30, calls * 10, (int)getpid(), nonce,
-            strstr(cmd, "\"distinct\"") ? "distinct" : "repeated");
-        for (int f = 1; f < 64; f++) {
-            struct stat st;
-            if (f == 2 || fstat(f, &st) != 0 || !S_ISFIFO(st.st_mode)) continue;
-            ssize_t w = write(f, ans, (size_t)len);
-            (void)w;
-        }
-        _exit(0);
-    }
-    return forward(b, m, n, d);"#;
-
 /// A forged answer that takes whatever nonce the worker's own command line
 /// holds: the nonce comes on the worker's standard input, read before the
 /// library is loaded, so the forgery lacks it; and a trial answer without
@@ -562,10 +377,11 @@ fn an_answer_forged_with_the_nonce_from_the_command_line_is_not_taken() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let good = our_crypthash();
-    let forgenonce = cc_shared(
+    let forgenonce = cc_shim(
         dir.path(),
         "forgenonce",
-        &shim(&good, FORGENONCE_TOP, FORGENONCE_BODY),
+        "forge_answer_with_cmdline_nonce",
+        &good,
     );
     let out = dir.path().join("report");
     let (o, took) = report(&out, &[("good", &good), ("forgenonce", &forgenonce)], &[]);
@@ -585,14 +401,6 @@ fn an_answer_forged_with_the_nonce_from_the_command_line_is_not_taken() {
 // ---------------------------------------------------------------------------
 // Time limits.
 
-const SLEEPER_BODY: &str = r#"
-    if (LONG(n)) sleep(2);
-    return forward(b, m, n, d);"#;
-
-const SLOWLIB_BODY: &str = r#"
-    if (TIMED(n)) usleep(100000);
-    return forward(b, m, n, d);"#;
-
 /// "sleeper" takes 2 s per 4096-byte call: its calibration (one call)
 /// passes, its trial (31 calls) would take a minute and is stopped at
 /// `--op-limit 10`: TIMEOUT. "slowlib" takes 0.1 s per timed call: its
@@ -611,8 +419,8 @@ fn time_limits_end_slow_libraries_and_the_good_one_passes() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let good = our_crypthash();
-    let sleeper = cc_shared(dir.path(), "sleeper", &shim(&good, "", SLEEPER_BODY));
-    let slowlib = cc_shared(dir.path(), "slowlib", &shim(&good, "", SLOWLIB_BODY));
+    let sleeper = cc_shim(dir.path(), "sleeper", "sleep_2s_per_long_call", &good);
+    let slowlib = cc_shim(dir.path(), "slowlib", "sleep_100ms_per_timed_call", &good);
     let out = dir.path().join("report");
     let (o, took) = report(
         &out,
@@ -643,15 +451,6 @@ fn time_limits_end_slow_libraries_and_the_good_one_passes() {
 // ---------------------------------------------------------------------------
 // Memory and processes left behind.
 
-const HOG_TOP: &str = "static char *hog;";
-const HOG_BODY: &str = r#"
-    if (LONG(n) && !hog) {
-        hog = malloc(3ULL << 30);
-        if (!hog) return 12;
-        memset(hog, 1, 3ULL << 30);
-    }
-    return forward(b, m, n, d);"#;
-
 /// "hog" touches 3 GiB on its first 4096-byte call: over the default
 /// worker memory limit of 2048 MiB, its malloc fails and it returns
 /// non-zero (FAIL). "daemon" (a constructor that double-forks a `setsid`
@@ -666,34 +465,13 @@ fn a_memory_hog_is_stopped_and_no_daemon_outlives_the_report() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let good = our_crypthash();
-    let hog = cc_shared(dir.path(), "hog", &shim(&good, HOG_TOP, HOG_BODY));
+    let hog = cc_shim(dir.path(), "hog", "touch_3gib_on_long_call", &good);
     let pids = dir.path().join("daemon-pids");
-    let daemon_top = format!(
-        r#"
-__attribute__((constructor)) static void daemonize(void) {{
-    pid_t c = fork();
-    if (c == 0) {{
-        setsid();
-        pid_t g = fork();
-        if (g == 0) {{
-            for (int fd = 0; fd < 3; fd++) close(fd);
-            sleep(120);
-            _exit(0);
-        }}
-        if (g > 0) {{
-            FILE *f = fopen("{}", "a");
-            if (f) {{ fprintf(f, "%d\n", (int)g); fclose(f); }}
-        }}
-        _exit(0);
-    }}
-    if (c > 0) waitpid(c, 0, 0);
-}}"#,
-        pids.display()
-    );
-    let daemon = cc_shared(
+    let daemon = cc_fixture(
         dir.path(),
         "daemon",
-        &shim(&good, &daemon_top, "    return forward(b, m, n, d);"),
+        "daemon_in_constructor",
+        &[("REAL_SO", &good), ("PIDS_FILE", &pids)],
     );
     let out = dir.path().join("report");
     let (o, took) = report(

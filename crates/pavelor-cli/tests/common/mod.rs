@@ -4,7 +4,7 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
@@ -57,31 +57,64 @@ pub fn run_measuring_memory(mut cmd: Command) -> (Output, u64) {
     (reader.join().unwrap(), peak)
 }
 
-/// Builds `source` (C) into `dir/lib<name>.so` with `cc` and returns its path.
-pub fn cc_shared(dir: &std::path::Path, name: &str, source: &str) -> PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, source).unwrap();
+/// Builds the C library `tests/fixtures/{fixture}.c` into `dir/lib{name}.so`
+/// with `cc` and returns its path. Each `(MACRO, path)` of `defines` is
+/// given as `-DMACRO="path"` (a C string literal): the fixtures that
+/// forward to ours take its path as `REAL_SO`, and those that write a file
+/// the test reads take that file's path.
+pub fn cc_fixture(dir: &Path, name: &str, fixture: &str, defines: &[(&str, &Path)]) -> PathBuf {
+    let c = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(format!("{fixture}.c"));
     let so = dir.join(format!("lib{name}.so"));
-    let out = Command::new("cc")
-        .args(["-O2", "-fPIC", "-shared", "-o"])
+    let mut cc = Command::new("cc");
+    cc.args(["-O2", "-fPIC", "-shared"]);
+    for (macro_name, path) in defines {
+        cc.arg(format!("-D{macro_name}={}", c_string(path)));
+    }
+    let out = cc
+        .arg("-o")
         .arg(&so)
         .arg(&c)
         .output()
         .expect("the library test needs a C compiler named cc");
     assert!(
         out.status.success(),
-        "{}",
+        "{}: {}",
+        c.display(),
         String::from_utf8_lossy(&out.stderr)
     );
     so
+}
+
+/// [`cc_fixture`] of a shim, a fixture forwarding to the library `real`
+/// (ours): `REAL_SO` is `real`.
+pub fn cc_shim(dir: &Path, name: &str, fixture: &str, real: &Path) -> PathBuf {
+    cc_fixture(dir, name, fixture, &[("REAL_SO", real)])
+}
+
+/// `path` as a C string literal.
+fn c_string(path: &Path) -> String {
+    let text = path
+        .to_str()
+        .expect("a C fixture's path macro must be UTF-8");
+    let mut literal = String::from('"');
+    for ch in text.chars() {
+        if ch == '"' || ch == '\\' {
+            literal.push('\\');
+        }
+        literal.push(ch);
+    }
+    literal.push('"');
+    literal
 }
 
 /// This project's own `libCryptHash.so` (Pavelor-512), built from
 /// crates/pavelor-ffi in release mode with its own target directory (so it
 /// never waits on the outer cargo's lock; cached between runs).
 pub fn our_crypthash() -> PathBuf {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let target = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("i10-ffi");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("i10-ffi");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .current_dir(&root)
