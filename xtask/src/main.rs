@@ -7,6 +7,7 @@
 //! CryptHash_AlgorithmInstance.h}`.
 
 mod capi;
+mod codegen;
 mod deb;
 mod dist;
 mod openssl;
@@ -78,6 +79,11 @@ enum Task {
     /// KAT files with --from DIR) and the files generated from them; --check
     /// verifies them without writing.
     Vectors(vectors::VectorsArgs),
+    /// Generate the register-allocated Paff assembly of pavelor's
+    /// 16-register x86 kernels (crates/pavelor/src/backend/x86/generated/)
+    /// from the wiring, each program checked on a model against it;
+    /// --check verifies the committed files without writing.
+    Codegen(codegen::CodegenArgs),
 }
 
 #[derive(Args)]
@@ -118,6 +124,7 @@ fn main() -> ExitCode {
         Task::Dist(args) => dist::dist(&args),
         Task::KatData(args) => kat_data::run(&args),
         Task::Vectors(args) => vectors::run(&args),
+        Task::Codegen(args) => codegen::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
