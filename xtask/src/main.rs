@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod capi;
+mod codegen;
 mod deb;
 mod dist;
 mod openssl;
@@ -80,6 +81,11 @@ enum Task {
     /// KAT files with --from DIR) and the files generated from them; --check
     /// verifies them without writing.
     Vectors(vectors::VectorsArgs),
+    /// Generate the register-allocated Paff assembly of pavelor's
+    /// 16-register x86 kernels (crates/pavelor/src/backend/x86/generated/)
+    /// from the wiring, each program checked on a model against it;
+    /// --check verifies the committed files without writing.
+    Codegen(codegen::CodegenArgs),
 }
 
 #[derive(Args)]
@@ -120,6 +126,7 @@ fn main() -> ExitCode {
         Task::Dist(args) => dist::dist(&args),
         Task::KatData(args) => kat_data::run(&args),
         Task::Vectors(args) => vectors::run(&args),
+        Task::Codegen(args) => codegen::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -35,10 +35,11 @@
 //! [`paff_rounds!`](crate::definition::paff::paff_rounds) and let the
 //! compiler allocate registers. The three with 16 (`aesni`, `aesni-avx`,
 //! the `ymm` batch of `avx2-vaes`) cannot hold the 20-block state in
-//! registers: their Paff is assembly that the crate's `build.rs` generates
+//! registers: their Paff is assembly that `cargo xtask codegen` generates
 //! from the same wiring tables, placing the spills where a latency model
-//! says they cost least; it is committed under `x86/generated/`, and the
-//! build checks it against the wiring and fails if it is stale.
+//! says they cost least and checking each program against the wiring on a
+//! model; it is committed under `x86/generated/`, and CI fails if it is
+//! stale (`cargo xtask codegen --check`).
 //!
 //! A backend is an instruction-set *level*: besides its single-message
 //! kernel it names the batch kernels `crate::batch` uses at that level

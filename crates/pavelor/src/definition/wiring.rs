@@ -2,8 +2,9 @@
 // permutations of a round, the one definition of it. This file is included
 // twice: by `definition/paff.rs` (whose `paff_round!` macro spells the same
 // wiring out for the compiler, checked against these tables by the test
-// `macro_matches_tables`) and by the crate's `build.rs`, which derives the
-// register-allocated x86 kernels (`backend/x86/generated/`) from the tables.
+// `macro_matches_tables`) and by `cargo xtask codegen` (`xtask/src/codegen/`),
+// which derives the register-allocated x86 kernels (`backend/x86/generated/`)
+// from the tables.
 
 /// Number of 16-byte subblocks in the state.
 pub const SUBBLOCKS: usize = 20;

@@ -14,8 +14,8 @@
 //! [`InRegs`] (all 20 subblocks in registers, Paff from
 //! [`paff_rounds!`](crate::definition::paff::paff_rounds); the 32-register levels and AArch64) or
 //! [`Split`] (15 in registers and 5 in a scratch area, Paff the assembly
-//! `build.rs` generates from the same wiring tables (`x86/generated/`); the 16-register x86
-//! levels). Either way every kernel runs the one wiring.
+//! `cargo xtask codegen` generates from the same wiring tables
+//! (`x86/generated/`); the 16-register x86 levels). Either way every kernel runs the one wiring.
 //!
 //! Rates are types: every body is generic over the instance
 //! [`Variant`], so the rate (in subblocks) and the squeeze length

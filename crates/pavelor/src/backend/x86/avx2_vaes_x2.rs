@@ -13,8 +13,8 @@
 //!
 //! The state layout is [`Lanes<2>`](crate::backend::layout::Lanes): subblock `j` of both lanes is
 //! 32 contiguous bytes, one `ymm` load. On x86-64, Paff is the VEX program
-//! `build.rs` generates from the wiring tables (`generated/paff_vex_ymm.rs`),
-//! rendered on `ymm` registers
+//! `cargo xtask codegen` generates from the wiring tables
+//! (`generated/paff_vex_ymm.rs`), rendered on `ymm` registers
 //! and 32-byte scratch slots (15 subblock pairs in `ymm0..ymm14`, 5 in
 //! the scratch area, [`Split`](crate::backend::kernel::Split)); the absorb
 //! body is the shared one of [`crate::backend::kernel`].
@@ -114,15 +114,15 @@ unsafe fn paff_split_ymm(r: &mut [Ymm; IN_REGS], spill: &mut SpillArea<Ymm>) {
     let m = spill.as_mut_ptr().cast::<Ymm>();
     let rc = RC_ALIGNED_X2.0.as_ptr();
     // SAFETY: AVX2 and VAES are enabled here. The generated code
-    // (`build.rs`, which checks the program against the wiring before
-    // writing it) names every vector register it writes (`r[i]` in
-    // `ymm0..ymm14`, `ymm15` clobbered), reads the 24 two-lane round
-    // constants at `rc` (32-byte aligned, 768 bytes) and reads and writes
-    // only the `SPILL_SLOTS` 32-byte slots at `m` (`[Ymm; _]` is 32-byte
-    // aligned, as the aligned memory operands need; the expression asserts
-    // its slot count fits), and no stack; it reads a slot only after
-    // writing it, except the subblock slots, which the caller initialised
-    // (`SplitPaff`'s precondition, forwarded).
+    // (`cargo xtask codegen`, which checks the program against the wiring
+    // on a model before writing it) names every vector register it writes
+    // (`r[i]` in `ymm0..ymm14`, `ymm15` clobbered), reads the 24 two-lane
+    // round constants at `rc` (32-byte aligned, 768 bytes) and reads and
+    // writes only the `SPILL_SLOTS` 32-byte slots at `m` (`[Ymm; _]` is
+    // 32-byte aligned, as the aligned memory operands need; the expression
+    // asserts its slot count fits), and no stack; it reads a slot only
+    // after writing it, except the subblock slots, which the caller
+    // initialised (`SplitPaff`'s precondition, forwarded).
     unsafe { include!("generated/paff_vex_ymm.rs") }
 }
 

@@ -4,8 +4,8 @@
 //! single-message kernel of the `aesni-avx` and `avx2-vaes` backends
 //! (`aesni-avx` is the default on CPUs with AVX but without VAES).
 //!
-//! On x86-64, Paff is the assembly `build.rs` generates for this encoding
-//! from the wiring tables (`generated/paff_vex.rs`): 15 subblocks in
+//! On x86-64, Paff is the assembly `cargo xtask codegen` generates for this
+//! encoding from the wiring tables (`generated/paff_vex.rs`): 15 subblocks in
 //! `xmm0..xmm14` and 5 in a 16-byte-aligned scratch area
 //! ([`Split`](crate::backend::kernel::Split)), the spills placed by a
 //! latency model; 32-bit x86 (8 `xmm` registers) uses the wiring macro and
@@ -46,16 +46,16 @@ impl SplitPaff<1> for Xmm {
         let m = spill.as_mut_ptr().cast::<Self>();
         let rc = RC_ALIGNED.0.as_ptr();
         // SAFETY: AES-NI and AVX are enabled in the calling kernel (see
-        // `Vector`). The generated code (`build.rs` checks it against the
-        // wiring, and that the committed file is what it generates) names
-        // every vector register it writes (`r[i]` in `xmm0..xmm14`, `xmm15`
-        // clobbered), reads the 24 round constants at `rc` (32-byte
-        // aligned, 384 bytes) and reads and writes only the `SPILL_SLOTS`
-        // slots at `m` (`[Xmm; _]` is 16-byte aligned, as the aligned
-        // memory operands need; the expression asserts its slot count
-        // fits), and no stack; it reads a slot only after writing it,
-        // except the subblock slots, which the caller initialised
-        // (`SplitPaff`'s precondition).
+        // `Vector`). The generated code (`cargo xtask codegen` checks it
+        // against the wiring on a model, and `--check` in CI that the
+        // committed file is what it generates) names every vector register
+        // it writes (`r[i]` in `xmm0..xmm14`, `xmm15` clobbered), reads the
+        // 24 round constants at `rc` (32-byte aligned, 384 bytes) and reads
+        // and writes only the `SPILL_SLOTS` slots at `m` (`[Xmm; _]` is
+        // 16-byte aligned, as the aligned memory operands need; the
+        // expression asserts its slot count fits), and no stack; it reads a
+        // slot only after writing it, except the subblock slots, which the
+        // caller initialised (`SplitPaff`'s precondition).
         unsafe { include!("generated/paff_vex.rs") }
     }
 }

@@ -1,7 +1,7 @@
 //! The x86 kernels, one file per instruction-set level, and the intrinsic
 //! wrappers they share per register width ([`vectors`]). The generated
-//! Paff of the 16-register levels is in `generated/` (written by the
-//! crate's `build.rs`, which fails the build if it is stale).
+//! Paff of the 16-register levels is in `generated/` (written by
+//! `cargo xtask codegen`; `--check` fails if it is stale).
 
 #[macro_use]
 mod vectors;

@@ -2,8 +2,8 @@
 //! `AESENC` (two-operand, 16 `xmm` registers, so part of the 20-subblock
 //! state is spilled; the spills fold into `AESENC`'s key operand).
 //!
-//! On x86-64, Paff is the assembly `build.rs` generates for this encoding
-//! from the wiring tables (`generated/paff_sse.rs`): 15 subblocks in
+//! On x86-64, Paff is the assembly `cargo xtask codegen` generates for this
+//! encoding from the wiring tables (`generated/paff_sse.rs`): 15 subblocks in
 //! `xmm0..xmm14` and 5 in a 16-byte-aligned scratch area
 //! ([`Split`](crate::backend::kernel::Split)), the spills placed by a
 //! latency model so that trips through memory stay off the critical path;
@@ -45,16 +45,16 @@ impl SplitPaff<1> for Xmm {
         let m = spill.as_mut_ptr().cast::<Self>();
         let rc = RC_ALIGNED.0.as_ptr();
         // SAFETY: AES-NI and SSE2 are enabled in the calling kernel (see
-        // `Vector`). The generated code (`build.rs` checks it against the
-        // wiring, and that the committed file is what it generates) names
-        // every vector register it writes (`r[i]` in `xmm0..xmm14`, `xmm15`
-        // clobbered), reads the 24 round constants at `rc` (32-byte
-        // aligned, 384 bytes) and reads and writes only the `SPILL_SLOTS`
-        // slots at `m` (`[Xmm; _]` is 16-byte aligned, as the aligned
-        // memory operands need; the expression asserts its slot count
-        // fits), and no stack; it reads a slot only after writing it,
-        // except the subblock slots, which the caller initialised
-        // (`SplitPaff`'s precondition).
+        // `Vector`). The generated code (`cargo xtask codegen` checks it
+        // against the wiring on a model, and `--check` in CI that the
+        // committed file is what it generates) names every vector register
+        // it writes (`r[i]` in `xmm0..xmm14`, `xmm15` clobbered), reads the
+        // 24 round constants at `rc` (32-byte aligned, 384 bytes) and reads
+        // and writes only the `SPILL_SLOTS` slots at `m` (`[Xmm; _]` is
+        // 16-byte aligned, as the aligned memory operands need; the
+        // expression asserts its slot count fits), and no stack; it reads a
+        // slot only after writing it, except the subblock slots, which the
+        // caller initialised (`SplitPaff`'s precondition).
         unsafe { include!("generated/paff_sse.rs") }
     }
 }
