@@ -161,7 +161,7 @@ impl std::fmt::Display for Fault {
 /// the harness's record `plan` fields, plus the calibration figures that
 /// let anyone recompute them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Plan {
+pub struct TrialPlan {
     /// Timed calls in each trial.
     pub iterations_per_trial: u64,
     /// Untimed calls before the timed ones, in each trial process.
@@ -219,7 +219,7 @@ impl Method {
     /// harness's rule, step by step and in its order of operations (so
     /// that `estimated_s` and `timeout_per_process_s` come out bit for bit
     /// as its records have them).
-    pub fn plan(&self, t1: f64, setup: f64) -> Plan {
+    pub fn plan(&self, t1: f64, setup: f64) -> TrialPlan {
         let trials_wanted = self.trials.max(1) as u64;
         let t1 = t1.max(1e-8);
         let floor_per_trial = self.min_total.div_ceil(trials_wanted);
@@ -248,7 +248,7 @@ impl Method {
         let per_process_calls = iters * if separate { 1 } else { trials };
         let timeout_per_process_s =
             3.0 * ((per_process_calls + warmups) as f64) * t1 + 3.0 * setup + 300.0;
-        Plan {
+        TrialPlan {
             iterations_per_trial: iters,
             warmups,
             trials,
@@ -262,7 +262,7 @@ impl Method {
 
     /// Whether the calibration run is itself the measurement (the harness
     /// reuses it for one trial of one call without warm-ups).
-    pub fn reuses_calibration(plan: &Plan) -> bool {
+    pub fn reuses_calibration(plan: &TrialPlan) -> bool {
         plan.trials == 1 && plan.iterations_per_trial == 1 && plan.warmups == 0
     }
 }
@@ -278,7 +278,7 @@ pub struct Measurement {
     /// figures only when the plan reuses it).
     pub calibration: TrialResult,
     /// The plan made from the calibration.
-    pub plan: Plan,
+    pub plan: TrialPlan,
     /// The trials, in the order they ran.
     pub trials: Vec<TrialResult>,
     /// The command line of the first trial (the spec varies only in `calls`).

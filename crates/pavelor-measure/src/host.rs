@@ -22,7 +22,7 @@ pub struct HostProblem {
 /// The result of the checks for one CPU at one moment: a `host_checks`
 /// entry of the harness's `campaign.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HostCheck {
+pub struct HostCheckResult {
     /// The campaign phase that made the check.
     pub phase: String,
     /// The measured CPU.
@@ -323,11 +323,11 @@ pub fn niccs_environment(cpu: usize) -> Vec<(String, serde_json::Value)> {
 }
 
 /// Checks the host for `cpu` now, as the `phase` of a campaign.
-pub fn check(phase: &str, cpu: usize) -> (HostCheck, Vec<HostProblem>) {
+pub fn check(phase: &str, cpu: usize) -> (HostCheckResult, Vec<HostProblem>) {
     let facts = HostFacts::read(cpu);
     let found = problems(cpu, &facts);
     (
-        HostCheck {
+        HostCheckResult {
             phase: phase.to_string(),
             cpu,
             utc: humantime::format_rfc3339_micros(std::time::SystemTime::now()).to_string(),

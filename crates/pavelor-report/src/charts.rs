@@ -6,7 +6,7 @@ use pavelor::Algorithm;
 
 use crate::rows::Family;
 use crate::svg_chart::{self, Bound, Marker, Series, Style};
-use crate::{ANCHORS_64K, Campaign};
+use crate::{ANCHORS_64K, RunResults};
 use pavelor_measure::iccs_helpers::Helper;
 use pavelor_measure::ops::{Operation, Subject};
 
@@ -16,7 +16,7 @@ pub fn chart_name(alg: Algorithm) -> String {
 }
 
 /// The chart of `alg`.
-pub fn chart_for(c: &Campaign, alg: Algorithm) -> String {
+pub fn chart_for(c: &RunResults, alg: Algorithm) -> String {
     let sizes: Vec<usize> = c.measurements.iter().map(|m| m.size).collect();
     let mut series = Vec::new();
     let xof = Helper::xof_of_bits(u64::from(alg.output_bits()));

@@ -9,7 +9,7 @@ use pavelor::{Algorithm, Available, Backend};
 use pavelor_measure::campaign::{FaultKind, Measurement, Method, measure};
 use pavelor_measure::elf::{StaticSize, static_size};
 use pavelor_measure::env::{Environment, collect};
-use pavelor_measure::host::{self, HostCheck, HostProblem};
+use pavelor_measure::host::{self, HostCheckResult, HostProblem};
 use pavelor_measure::library::LibSpec;
 use pavelor_measure::library::gate::{self, GateConfig, LibGate, LibStatus};
 use pavelor_measure::ops::{Operation, Subject};
@@ -115,7 +115,7 @@ pub struct FigureFailure {
 }
 
 /// Everything a report is made from.
-pub struct Campaign {
+pub struct RunResults {
     /// Start, UTC.
     pub started: String,
     /// End, UTC.
@@ -141,7 +141,7 @@ pub struct Campaign {
     /// What validation did to the output directory (stale records removed).
     pub notes: Vec<String>,
     /// The host checks, at the start and at the end of the measurements.
-    pub host_checks: Vec<HostCheck>,
+    pub host_checks: Vec<HostCheckResult>,
     /// The problems of the first check, with which check found them.
     pub host_problems: Vec<HostProblem>,
     /// Start and end in the harness's time form.
@@ -157,7 +157,7 @@ pub struct Campaign {
     pub best_backend: Backend,
 }
 
-impl Campaign {
+impl RunResults {
     /// Whether anything failed: a Rust KAT, a library, or a figure.
     pub fn failed(&self) -> bool {
         self.kat.iter().any(|k| k.status == "FAIL")
@@ -188,8 +188,8 @@ pub fn utc_now() -> String {
 
 /// Runs the whole job and writes the report. Returns the campaign; the
 /// report is written also when KATs or libraries fail (it says FAIL at
-/// the top), so check [`Campaign::failed`].
-pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Campaign, String> {
+/// the top), so check [`RunResults::failed`].
+pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<RunResults, String> {
     let mut notes = validate::validate(config)?;
     if let Err(e) = pavelor_measure::isolate::become_subreaper() {
         notes.push(format!(
@@ -325,7 +325,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ca
     let libs = settle_libraries(libs, &mut measurements, &failures);
     host_checks.push(host::check("measure-end", cpu).0);
     let niccs_environment_end = host::niccs_environment(cpu);
-    let campaign = Campaign {
+    let campaign = RunResults {
         started,
         finished: utc_now(),
         environment,
@@ -425,7 +425,7 @@ fn emulated_worker(worker: &WorkerCommand) -> WorkerCommand {
 
 /// How pavelor's page differs from the harness's in what the dataset does
 /// not say: its system, links, evidence paths and subject.
-pub fn page_context(config: &Config, c: &Campaign) -> niccs::PageContext {
+pub fn page_context(config: &Config, c: &RunResults) -> niccs::PageContext {
     let system = config.system_id.as_str();
     let arch = c.environment.target.split('-').next().unwrap_or_default();
     let mut ctx = niccs::PageContext::harness(system, niccs::architecture_wording(arch));
@@ -451,7 +451,11 @@ pub fn page_context(config: &Config, c: &Campaign) -> niccs::PageContext {
 /// Every file of a report directory that its records give: `report.md`,
 /// the charts, and `report.html` (the same page, self-contained: the
 /// charts inline, no script, nothing fetched).
-pub fn rendered_files(config: &Config, c: &Campaign, ds: &niccs::Dataset) -> Vec<(String, String)> {
+pub fn rendered_files(
+    config: &Config,
+    c: &RunResults,
+    ds: &niccs::Dataset,
+) -> Vec<(String, String)> {
     let md = markdown(config, c, ds);
     let charts: Vec<(String, String)> = Algorithm::ALL
         .into_iter()
@@ -477,7 +481,7 @@ pub fn rendered_files(config: &Config, c: &Campaign, ds: &niccs::Dataset) -> Vec
 /// The report text: the NICCS page of the campaign's subject (sections
 /// 1–5 and 7, from `ds` as the harness's renderer makes them), with the
 /// verdict and the notes under its intro, then pavelor's own sections.
-pub fn markdown(config: &Config, c: &Campaign, ds: &niccs::Dataset) -> String {
+pub fn markdown(config: &Config, c: &RunResults, ds: &niccs::Dataset) -> String {
     let ctx = rows::Ctx::new(config, c);
     let page = niccs::render_page(ds, &page_context(config, c));
     let mut head = String::new();

@@ -8,7 +8,7 @@
 //! together:
 //!
 //! * [`job`] — the report job: [`Config`], [`run`] (functional tests, then
-//!   measurements) and the files made from a [`Campaign`].
+//!   measurements) and the files made from a [`RunResults`].
 //! * [`validate`] — everything checkable before measuring (options, output
 //!   directory, KAT data, libraries), in seconds.
 //! * [`kat`] — the Rust backends' KATs; C libraries go through
@@ -42,7 +42,7 @@ pub mod svg_chart;
 pub mod validate;
 
 pub use job::{
-    ANCHORS_32B, ANCHORS_64K, Campaign, Config, DEFAULT_LIB_BUDGET_S, FigureFailure, Progress,
+    ANCHORS_32B, ANCHORS_64K, Config, DEFAULT_LIB_BUDGET_S, FigureFailure, Progress, RunResults,
     SIZES, markdown, page_context, rendered_files, run, subjects, utc_now,
 };
 pub use kat::KatResult;

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use pavelor::{Algorithm, Backend};
 
-use crate::{Campaign, Config};
+use crate::{Config, RunResults};
 use pavelor_measure::campaign::Measurement;
 use pavelor_measure::clock::CounterKind;
 use pavelor_measure::ops::{Operation, Subject};
@@ -169,7 +169,7 @@ fn kat_log(
 }
 
 /// The campaign's dataset for its subject.
-pub fn dataset(config: &Config, c: &Campaign) -> Result<Dataset, String> {
+pub fn dataset(config: &Config, c: &RunResults) -> Result<Dataset, String> {
     let subject = NiccsSubject::of(config, c.best_backend)?;
     let variant = subject.variant();
     // The file that holds the measured code, with what the campaign already

@@ -9,7 +9,7 @@ use std::path::Path;
 use pavelor_kat::atomic_file::atomic_write;
 use serde::{Deserialize, Serialize};
 
-use crate::{Campaign, Config, SIZES};
+use crate::{Config, RunResults, SIZES};
 use pavelor_measure::campaign::{Measurement, Method};
 use pavelor_measure::clock::CounterKind;
 use pavelor_measure::env::Environment;
@@ -181,7 +181,7 @@ fn json<T: Serialize>(v: &T) -> Result<Vec<u8>, String> {
 /// What a record says about its subject: (algorithm, implementation,
 /// backend, library identity).
 fn describe<'a>(
-    c: &'a Campaign,
+    c: &'a RunResults,
     subject: &'a Subject,
 ) -> (
     &'static str,
@@ -231,7 +231,7 @@ struct LibraryLine<'a> {
     instances_measured: Vec<&'static str>,
 }
 
-fn libraries_file(c: &Campaign) -> LibrariesFile<'_> {
+fn libraries_file(c: &RunResults) -> LibrariesFile<'_> {
     LibrariesFile {
         schema: "pavelor-libraries/1",
         libraries: c
@@ -250,7 +250,7 @@ fn libraries_file(c: &Campaign) -> LibrariesFile<'_> {
 }
 
 /// The run record of `c`.
-pub fn run_record(config: &Config, c: &Campaign) -> RunRecord {
+pub fn run_record(config: &Config, c: &RunResults) -> RunRecord {
     RunRecord {
         schema: RUN_SCHEMA.into(),
         pavelor_version: env!("CARGO_PKG_VERSION").into(),
@@ -270,7 +270,7 @@ pub fn run_record(config: &Config, c: &Campaign) -> RunRecord {
 }
 
 /// Writes every record, the charts and `report.md`.
-pub fn write(config: &Config, c: &Campaign) -> Result<(), String> {
+pub fn write(config: &Config, c: &RunResults) -> Result<(), String> {
     let dir = &config.out_dir;
     for m in &c.measurements {
         let subject = c

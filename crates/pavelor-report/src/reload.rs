@@ -20,7 +20,7 @@ use crate::records::{
     self, AES_PROBE, Derived, ENVIRONMENT, FAILURES, FIGURE_SCHEMA, FigureRecord, HOST_CHECKS, KAT,
     RUN_RECORD, RUN_SCHEMA, RunRecord, STATIC_SIZE,
 };
-use crate::{Campaign, Config, FigureFailure, rendered_files};
+use crate::{Config, FigureFailure, RunResults, rendered_files};
 use pavelor_measure::library::gate::LibGate;
 use pavelor_niccs as niccs;
 
@@ -32,7 +32,7 @@ pub struct Reloaded {
     /// The run's settings (with `out_dir` the directory read).
     pub config: Config,
     /// The campaign.
-    pub campaign: Campaign,
+    pub campaign: RunResults,
     /// The NICCS dataset of `niccs/<system id>/`.
     pub dataset: niccs::Dataset,
 }
@@ -164,7 +164,7 @@ pub fn load(dir: &Path) -> Result<Reloaded, String> {
     }
     let dataset_dir = dir.join("niccs").join(&config.system_id);
     let dataset = niccs::Dataset::load(&dataset_dir).map_err(|e| e.to_string())?;
-    let campaign = Campaign {
+    let campaign = RunResults {
         started: run.started,
         finished: run.finished,
         environment: read_required(dir, ENVIRONMENT)?,

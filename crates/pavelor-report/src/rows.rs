@@ -5,7 +5,7 @@
 
 use pavelor::Algorithm;
 
-use crate::{Campaign, Config, SIZES};
+use crate::{Config, RunResults, SIZES};
 use pavelor_measure::campaign::Measurement;
 use pavelor_measure::ops::{Operation, Subject};
 
@@ -74,7 +74,7 @@ pub struct Ctx<'a> {
     /// The configuration.
     pub config: &'a Config,
     /// The campaign.
-    pub c: &'a Campaign,
+    pub c: &'a RunResults,
     /// One row per subject, in report order.
     pub rows: Vec<Row<'a>>,
     /// The counter unit.
@@ -85,7 +85,7 @@ pub struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     /// Builds the rows of `c`.
-    pub fn new(config: &'a Config, c: &'a Campaign) -> Self {
+    pub fn new(config: &'a Config, c: &'a RunResults) -> Self {
         let rows = c
             .subjects
             .iter()
