@@ -540,6 +540,7 @@ fn failing_stdout_kat_verify() {
     assert_error_on_dev_full(&args);
 }
 
+#[cfg(feature = "measure")]
 #[test]
 fn failing_stdout_bench() {
     let args = ["bench", "--sizes", "32", "--seconds", "0.001"];

@@ -9,15 +9,21 @@ const BIN: &str = env!("CARGO_BIN_EXE_pavelor");
 #[test]
 fn every_command_prints_its_version() {
     let version = env!("CARGO_PKG_VERSION");
-    for (args, name) in [
+    let mut commands = vec![
         (&[][..], "pavelor"),
         (&["sum"][..], "pavelor-sum"),
         (&["kat"][..], "pavelor-kat"),
         (&["kat", "verify"][..], "pavelor-kat-verify"),
         (&["kat", "gen"][..], "pavelor-kat-gen"),
-        (&["bench"][..], "pavelor-bench"),
-        (&["report"][..], "pavelor-report"),
-    ] {
+    ];
+    if cfg!(feature = "measure") {
+        commands.extend([
+            (&["bench"][..], "pavelor-bench"),
+            (&["report"][..], "pavelor-report"),
+            (&["site"][..], "pavelor-site"),
+        ]);
+    }
+    for (args, name) in commands {
         let out = Command::new(BIN)
             .args(args)
             .arg("--version")
@@ -37,4 +43,21 @@ fn every_command_prints_its_version() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
+}
+
+/// Without the `measure` feature the measuring commands are not there: a
+/// usage error that names them, not a crash or a silent success.
+#[cfg(not(feature = "measure"))]
+#[test]
+fn the_lean_binary_has_no_measuring_commands() {
+    for sub in ["bench", "report", "site", "__trial"] {
+        let out = Command::new(BIN).arg(sub).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{sub}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            stderr.contains(&format!("unrecognized subcommand '{sub}'")),
+            "{sub}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{sub}");
+    }
 }

@@ -5,7 +5,7 @@
 //!
 //! * [`clock`] — cycle and time sources; [`hw`] — tick counter and AES
 //!   chains; [`aes_probe`] — the AES-throughput bound.
-//! * [`env`] — the machine and the build; [`host`] — the NICCS harness's
+//! * [`env`](mod@env) — the machine and the build; [`host`] — the NICCS harness's
 //!   host checks (fixed clock, SMT, counter).
 //! * [`ops`] — what is measured (Pavelor per backend, comparison hashes,
 //!   the [`iccs_helpers`] baselines).
