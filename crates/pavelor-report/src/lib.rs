@@ -23,7 +23,7 @@
 //! * [`reload`] — a report directory read back from its records, rendered
 //!   again and compared with its files.
 //! * [`site`] — several report directories merged into one static site.
-//! * [`bench`] — `pavelor bench`: everything side by side in one process.
+//! * [`bench`](mod@bench) — `pavelor bench`: everything side by side in one process.
 
 #![forbid(unsafe_code)]
 

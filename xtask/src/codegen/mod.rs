@@ -18,7 +18,7 @@
 //!
 //! [`schedule`] walks the 24 rounds with a latency model of every value
 //! (AES round 2 cycles, XOR 1, a trip through memory
-//! [`SPILL_LATENCY`](schedule::SPILL_LATENCY)):
+//! `schedule::SPILL_LATENCY`):
 //!
 //! * in each round, the outputs that go to memory are the five that are
 //!   ready earliest and whose trip delays the next round least (their
