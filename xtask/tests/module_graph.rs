@@ -59,12 +59,19 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "test support / tools",
-        &["pavelor-test-c", "pavelor-ct", "xtask", "pavelor-fuzz"],
+        &["pavelor-test-c", "pavelor-ct", "pavelor-fuzz"],
     ),
+    (TASK_RUNNER, &["xtask"]),
 ];
 
-/// The layer nothing may depend on, whatever the kind of dependency.
+/// The layer nothing but the task runner may depend on, whatever the kind
+/// of dependency.
 const FRONT_END: &str = "front end";
+
+/// The layer of the workspace's task runner, `cargo xtask`: it builds,
+/// checks and packages the front ends (the `CryptHash` header comes from
+/// `pavelor-ffi`, where the C ABI is defined), so it stands above them.
+const TASK_RUNNER: &str = "task runner";
 
 /// Crates others may take as dev-dependencies only.
 const DEV_ONLY: &[&str] = &["pavelor-test-c"];
@@ -84,11 +91,7 @@ const FORBIDDEN: &[(&str, &str)] = &[
 
 /// Layer violations in the tree today, each to be fixed and then removed
 /// from here (the test fails while one is listed but no longer occurs).
-const KNOWN_LAYER_VIOLATIONS: &[(&str, &str, &str)] = &[(
-    "xtask",
-    "pavelor-ffi",
-    "xtask takes the C header (pavelor_ffi::header) and Algorithm from the C ABI front end",
-)];
+const KNOWN_LAYER_VIOLATIONS: &[(&str, &str, &str)] = &[];
 
 /// Module cycles in the tree today: the crate, the modules that reach each
 /// other (exactly), and why. Each is to be fixed and then removed from here
@@ -932,8 +935,10 @@ fn layer_violation(d: &Dep) -> Option<String> {
         return (d.kind != Kind::Dev)
             .then(|| format!("{edge}: {} may only be a dev-dependency", d.to));
     }
-    if to_layer == FRONT_END {
-        return Some(format!("{edge}: nothing may depend on a front end"));
+    if to_layer == FRONT_END && from_layer != TASK_RUNNER {
+        return Some(format!(
+            "{edge}: nothing but the task runner may depend on a front end"
+        ));
     }
     let within = WITHIN_LAYER
         .iter()
@@ -1243,7 +1248,7 @@ fn the_layer_check_rejects_synthetic_edges() {
         dep("pavelor-kat", "pavelor-niccs", Kind::Normal),
         dep("pavelor-niccs", "pavelor-measure", Kind::Dev),
         dep("pavelor-report", "pavelor-cli", Kind::Dev),
-        dep("xtask", "pavelor-capi", Kind::Normal),
+        dep("pavelor-ct", "pavelor-capi", Kind::Normal),
         dep("pavelor-ffi", "pavelor-test-c", Kind::Normal),
         dep("pavelor-cli", "pavelor-ct", Kind::Build),
         dep("pavelor-new", "pavelor", Kind::Normal),
@@ -1265,6 +1270,7 @@ fn the_layer_check_rejects_synthetic_edges() {
         dep("pavelor-ffi", "pavelor-kat", Kind::Dev),
         dep("pavelor-ct", "pavelor", Kind::Normal),
         dep("pavelor-python", "pavelor", Kind::Normal),
+        dep("xtask", "pavelor-ffi", Kind::Normal),
     ];
     for d in &allowed {
         assert_eq!(layer_violation(d), None, "{d:?}");
