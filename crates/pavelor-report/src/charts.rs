@@ -4,9 +4,10 @@
 
 use pavelor::Algorithm;
 
+use crate::config::ANCHORS_64K;
+use crate::results::RunResults;
 use crate::rows::Family;
 use crate::svg_chart::{self, Bound, Marker, Series, Style};
-use crate::{ANCHORS_64K, RunResults};
 use pavelor_measure::iccs_helpers::Helper;
 use pavelor_measure::ops::{Operation, Subject};
 

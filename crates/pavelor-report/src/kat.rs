@@ -8,7 +8,8 @@ use pavelor_kat::official;
 use pavelor_kat::suite::KatKind;
 use serde::{Deserialize, Serialize};
 
-use crate::{Config, Progress};
+use crate::config::Config;
+use crate::config::Progress;
 use pavelor_measure::library::gate::KAT_2_33_SKIPPED;
 
 /// Result of one KAT file.

@@ -7,8 +7,12 @@
 //! dataset format and page are [`pavelor_niccs`]'s. This crate puts them
 //! together:
 //!
-//! * [`job`] — the report job: [`Config`], [`run`] (functional tests, then
-//!   measurements) and the files made from a [`RunResults`].
+//! * [`config`] — what a report runs and where ([`Config`]), the guide's
+//!   message lengths; [`results`] — what a run found ([`RunResults`]).
+//! * [`job`] — the report job, [`run`]: functional tests, then
+//!   measurements, then the files.
+//! * [`render`] — `report.md`, the charts and `report.html` from a run's
+//!   results.
 //! * [`validate`] — everything checkable before measuring (options, output
 //!   directory, KAT data, libraries), in seconds.
 //! * [`kat`] — the Rust backends' KATs; C libraries go through
@@ -18,7 +22,8 @@
 //!   every section reads rows.
 //! * [`sections`] — one function per §3.5 section.
 //! * [`niccs_dataset`] — the campaign as a dataset in the harness's layout.
-//! * [`records`] — the JSON evidence; [`charts`] the report's SVG charts,
+//! * [`records`] — the JSON evidence, at the paths of [`record_files`];
+//!   [`charts`] the report's SVG charts,
 //!   drawn by [`svg_chart`]; [`html`] — `report.html`.
 //! * [`reload`] — a report directory read back from its records, rendered
 //!   again and compared with its files.
@@ -29,20 +34,24 @@
 
 pub mod bench;
 pub mod charts;
+pub mod config;
 pub mod html;
 pub mod job;
 pub mod kat;
 pub mod niccs_dataset;
+pub mod record_files;
 pub mod records;
 pub mod reload;
+pub mod render;
+pub mod results;
 pub mod rows;
 pub mod sections;
 pub mod site;
 pub mod svg_chart;
 pub mod validate;
 
-pub use job::{
-    ANCHORS_32B, ANCHORS_64K, Config, DEFAULT_LIB_BUDGET_S, FigureFailure, Progress, RunResults,
-    SIZES, markdown, page_context, rendered_files, run, subjects, utc_now,
-};
+pub use config::{ANCHORS_32B, ANCHORS_64K, Config, DEFAULT_LIB_BUDGET_S, Progress, SIZES};
+pub use job::{run, subjects, utc_now};
 pub use kat::KatResult;
+pub use render::{markdown, page_context, rendered_files};
+pub use results::{FigureFailure, RunResults};

@@ -9,7 +9,8 @@ use std::path::Path;
 
 use pavelor::{Algorithm, Backend};
 
-use crate::{Config, RunResults};
+use crate::config::Config;
+use crate::results::RunResults;
 use pavelor_measure::campaign::Measurement;
 use pavelor_measure::clock::CounterKind;
 use pavelor_measure::ops::{Operation, Subject};

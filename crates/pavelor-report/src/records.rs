@@ -9,7 +9,8 @@ use std::path::Path;
 use pavelor_kat::atomic_file::atomic_write;
 use serde::{Deserialize, Serialize};
 
-use crate::{Config, RunResults, SIZES};
+use crate::config::Config;
+use crate::results::RunResults;
 use pavelor_measure::campaign::{Measurement, Method};
 use pavelor_measure::clock::CounterKind;
 use pavelor_measure::env::Environment;
@@ -17,47 +18,10 @@ use pavelor_measure::host::HostProblem;
 use pavelor_measure::library::identity::Identity;
 use pavelor_measure::ops::{Operation, Subject};
 
-/// The `schema` of a figure's record.
-pub const FIGURE_SCHEMA: &str = "pavelor-report-record/3";
-
-/// The `schema` of `records/report.json`.
-pub const RUN_SCHEMA: &str = "pavelor-report-run/1";
-
-/// The file of the run's settings and campaign-wide facts.
-pub const RUN_RECORD: &str = "records/report.json";
-
-/// The record file of the figure of `op` at `size` bytes, relative to the
-/// output directory.
-pub fn figure_record_name(op: &str, size: usize) -> String {
-    let k = SIZES
-        .iter()
-        .position(|&s| s == size)
-        .map_or(String::new(), |i| format!("S{}-", i + 1));
-    format!("records/{op}.{k}{size}.json")
-}
-
-/// The figures that could not be measured (only when there are some).
-pub const FAILURES: &str = "records/failures.json";
-/// The Rust backends' KAT results.
-pub const KAT: &str = "records/kat.json";
-/// The machine and the build.
-pub const ENVIRONMENT: &str = "records/environment.json";
-/// The host checks.
-pub const HOST_CHECKS: &str = "records/host-checks.json";
-/// The AES probe (only where the CPU has AES instructions).
-pub const AES_PROBE: &str = "records/aes-probe.json";
-/// The measured executable's static size (only where it could be read).
-pub const STATIC_SIZE: &str = "records/static-size.json";
-
-/// The record file of a measurement, relative to the output directory.
-pub fn record_name(m: &Measurement) -> String {
-    figure_record_name(&m.op, m.size)
-}
-
-/// The record file of a library's gate.
-pub fn library_record_name(name: &str) -> String {
-    format!("records/library-{name}.json")
-}
+use crate::record_files::{
+    AES_PROBE, ENVIRONMENT, FAILURES, FIGURE_SCHEMA, HOST_CHECKS, KAT, RUN_RECORD, RUN_SCHEMA,
+    STATIC_SIZE, library_record_name, record_name,
+};
 
 /// The figures a record derives from its trials, stored beside them so a
 /// reader needs no code to use them, and recomputed when it is read back.
@@ -321,7 +285,7 @@ pub fn write(config: &Config, c: &RunResults) -> Result<(), String> {
     ds.write(&dir.join("niccs").join(&config.system_id))
         .map_err(|e| e.to_string())?;
     // The pages last, the charts before the pages that show them.
-    let mut files = crate::rendered_files(config, c, &ds);
+    let mut files = crate::render::rendered_files(config, c, &ds);
     files.sort_by_key(|(name, _)| !name.ends_with(".svg"));
     for (name, text) in &files {
         write_file(dir, name, text.as_bytes())?;

@@ -16,11 +16,15 @@ use pavelor::Backend;
 use pavelor_kat::atomic_file::atomic_write;
 use serde::de::DeserializeOwned;
 
-use crate::records::{
-    self, AES_PROBE, Derived, ENVIRONMENT, FAILURES, FIGURE_SCHEMA, FigureRecord, HOST_CHECKS, KAT,
-    RUN_RECORD, RUN_SCHEMA, RunRecord, STATIC_SIZE,
+use crate::config::Config;
+use crate::record_files::{
+    self, AES_PROBE, ENVIRONMENT, FAILURES, FIGURE_SCHEMA, HOST_CHECKS, KAT, RUN_RECORD,
+    RUN_SCHEMA, STATIC_SIZE,
 };
-use crate::{Config, FigureFailure, RunResults, rendered_files};
+use crate::records::{Derived, FigureRecord, RunRecord};
+use crate::render::rendered_files;
+use crate::results::FigureFailure;
+use crate::results::RunResults;
 use pavelor_measure::library::gate::LibGate;
 use pavelor_niccs as niccs;
 
@@ -115,7 +119,7 @@ pub fn load(dir: &Path) -> Result<Reloaded, String> {
     let failures: Vec<FigureFailure> = read_optional(dir, FAILURES)?.unwrap_or_default();
     let mut libs = Vec::new();
     for spec in &config.libs {
-        let name = records::library_record_name(&spec.name);
+        let name = record_files::library_record_name(&spec.name);
         let gate: LibGate = read_required(dir, &name)?;
         if &gate.spec != spec {
             return Err(format!("{name}: describes another library than the run's"));
@@ -126,7 +130,7 @@ pub fn load(dir: &Path) -> Result<Reloaded, String> {
     for subject in &run.subjects {
         let id = subject.id();
         for &size in &config.sizes {
-            let name = records::figure_record_name(&id, size);
+            let name = record_files::figure_record_name(&id, size);
             match read_optional::<FigureRecord>(dir, &name)? {
                 Some(rec) => {
                     if rec.schema != FIGURE_SCHEMA {
@@ -192,7 +196,7 @@ pub fn load(dir: &Path) -> Result<Reloaded, String> {
     })
 }
 
-/// `report.md`, the charts and `report.html` of `r`, as [`records::write`]
+/// `report.md`, the charts and `report.html` of `r`, as [`crate::records::write`]
 /// makes them.
 pub fn render(r: &Reloaded) -> Rendered {
     Rendered {

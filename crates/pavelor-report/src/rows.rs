@@ -5,7 +5,9 @@
 
 use pavelor::Algorithm;
 
-use crate::{Config, RunResults, SIZES};
+use crate::config::Config;
+use crate::config::SIZES;
+use crate::results::RunResults;
 use pavelor_measure::campaign::Measurement;
 use pavelor_measure::ops::{Operation, Subject};
 

@@ -9,7 +9,7 @@ use pavelor::{Algorithm, Available};
 use pavelor_kat::suite::KatKind;
 use pavelor_kat::{format, official};
 
-use crate::Config;
+use crate::config::Config;
 
 /// Checks `config`; on success returns notes on what it changed (stale
 /// records removed). Nothing is deleted unless every check passed.

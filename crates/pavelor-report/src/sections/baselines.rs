@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use pavelor::Algorithm;
 
-use crate::SIZES;
+use crate::config::SIZES;
 use crate::rows::{Ctx, Row};
 use pavelor_measure::iccs_helpers::Helper;
 use pavelor_measure::ops::{Operation, Subject};

@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 
 use pavelor::Algorithm;
 
+use crate::config::ANCHORS_32B;
+use crate::config::ANCHORS_64K;
 use crate::rows::{Ctx, Family, Row};
-use crate::{ANCHORS_32B, ANCHORS_64K};
 use pavelor_measure::ops::{Operation, Subject};
 
 /// The comparison section.

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::records::{library_record_name, record_name};
+use crate::record_files::{library_record_name, record_name};
 use crate::rows::Ctx;
 
 /// Section 7.

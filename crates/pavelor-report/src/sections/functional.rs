@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use pavelor::Algorithm;
 
-use crate::KatResult;
-use crate::records::library_record_name;
+use crate::kat::KatResult;
+use crate::record_files::library_record_name;
 use crate::rows::Ctx;
 
 /// Section 3.

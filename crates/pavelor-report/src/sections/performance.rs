@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use pavelor::{Algorithm, Backend};
 
 use crate::charts::chart_name;
-use crate::records::record_name;
+use crate::record_files::record_name;
 use crate::rows::{Ctx, Family, Row, human_ns};
 use pavelor_measure::aes_probe::AES_ROUNDS_PER_PAFF;
 use pavelor_measure::hw;

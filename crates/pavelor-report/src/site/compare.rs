@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use pavelor::Algorithm;
 
-use crate::SIZES;
+use crate::config::SIZES;
 use crate::niccs_dataset::NiccsSubject;
 use crate::rows::{Ctx, Row};
 use crate::sections::baselines::{size_name, times_xof};

@@ -1,0 +1,95 @@
+//! What a run found: [`RunResults`], everything a report is made from, and
+//! the figures that could not be measured.
+
+use pavelor::Backend;
+use pavelor_measure::aes_probe::AesProbe;
+use pavelor_measure::campaign::{FaultKind, Measurement};
+use pavelor_measure::elf::StaticSize;
+use pavelor_measure::env::Environment;
+use pavelor_measure::host::{HostCheckResult, HostProblem};
+use pavelor_measure::library::gate::{LibGate, LibStatus};
+use pavelor_measure::ops::Subject;
+
+use crate::kat::KatResult;
+
+/// A figure that could not be measured (a worker failed, crashed or hung,
+/// or its answer failed a check).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct FigureFailure {
+    /// [`Subject::id`].
+    pub op: String,
+    /// Message length.
+    pub size: usize,
+    /// The kind of failure.
+    #[serde(default)]
+    pub kind: FaultKind,
+    /// What happened.
+    pub error: String,
+}
+
+/// Everything a report is made from.
+pub struct RunResults {
+    /// Start, UTC.
+    pub started: String,
+    /// End, UTC.
+    pub finished: String,
+    /// The environment.
+    pub environment: Environment,
+    /// KAT results of the Rust backends.
+    pub kat: Vec<KatResult>,
+    /// The C libraries' gates.
+    pub libs: Vec<LibGate>,
+    /// AES probe, if the CPU has AES-NI.
+    pub probe: Option<AesProbe>,
+    /// Everything measured, in report order.
+    pub subjects: Vec<Subject>,
+    /// Measurements.
+    pub measurements: Vec<Measurement>,
+    /// Figures that could not be measured.
+    pub failures: Vec<FigureFailure>,
+    /// Static size of the measured executable.
+    pub static_size: Option<StaticSize>,
+    /// Whether the run looks emulated.
+    pub emulated: bool,
+    /// What validation did to the output directory (stale records removed).
+    pub notes: Vec<String>,
+    /// The host checks, at the start and at the end of the measurements.
+    pub host_checks: Vec<HostCheckResult>,
+    /// The problems of the first check, with which check found them.
+    pub host_problems: Vec<HostProblem>,
+    /// Start and end in the harness's time form.
+    pub started_iso: String,
+    /// See `started_iso`.
+    pub finished_iso: String,
+    /// The machine in the harness's `environment` form, at the start.
+    pub niccs_environment_start: Vec<(String, serde_json::Value)>,
+    /// The same at the end.
+    pub niccs_environment_end: Vec<(String, serde_json::Value)>,
+    /// The fastest backend this CPU runs (the default baseline and
+    /// subject).
+    pub best_backend: Backend,
+}
+
+impl RunResults {
+    /// Whether anything failed: a Rust KAT, a library, or a figure.
+    pub fn failed(&self) -> bool {
+        self.kat.iter().any(|k| k.status == "FAIL")
+            || self.libs.iter().any(|l| l.status != LibStatus::Pass)
+            || !self.failures.is_empty()
+    }
+
+    /// How many figures still have a disturbed trial after the reruns.
+    pub fn disturbed_figures(&self) -> usize {
+        self.measurements
+            .iter()
+            .filter(|m| m.trials.iter().any(|t| t.disturbed.is_some()))
+            .count()
+    }
+
+    /// The counter unit of the figures.
+    pub fn unit(&self) -> &'static str {
+        self.measurements
+            .first()
+            .map_or("cycles", |m| m.counter().unit())
+    }
+}
