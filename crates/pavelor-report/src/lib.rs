@@ -43,6 +43,6 @@ pub mod validate;
 
 pub use job::{
     ANCHORS_32B, ANCHORS_64K, Config, DEFAULT_LIB_BUDGET_S, FigureFailure, Progress, RunResults,
-    SIZES, markdown, page_context, rendered_files, run, subjects, utc_now,
+    SIZES, markdown, page_context, rendered_files, run, subjects,
 };
 pub use kat::KatResult;
