@@ -330,7 +330,7 @@ pub fn check(phase: &str, cpu: usize) -> (HostCheckResult, Vec<HostProblem>) {
         HostCheckResult {
             phase: phase.to_string(),
             cpu,
-            utc: humantime::format_rfc3339_micros(std::time::SystemTime::now()).to_string(),
+            utc: crate::utc::UtcTime::now().rfc3339_micros(),
             problems: found.iter().map(|p| p.text.clone()).collect(),
         },
         found,

@@ -11,7 +11,8 @@
 //!   the [`iccs_helpers`] baselines).
 //! * [`protocol`] — what the campaign and a worker process tell each other.
 //! * [`worker`] — the measured process (one trial).
-//! * [`campaign`] — calibration, trials, aggregation.
+//! * [`campaign`] — calibration, trials, aggregation; [`utc`] — one
+//!   reading of the clock in the records' two UTC forms.
 //! * [`library`] — C `CryptHash` libraries: identity (read with [`elf`]),
 //!   gate, isolation ([`isolate`]); [`cabi`] is the binding.
 //!
@@ -31,4 +32,5 @@ pub mod isolate;
 pub mod library;
 pub mod ops;
 pub mod protocol;
+pub mod utc;
 pub mod worker;

@@ -45,6 +45,7 @@ pub mod validate;
 
 pub use dataset::{Dataset, MAX_FILE_BYTES, sha256_hex};
 pub use error::Error;
+pub use json::py_median;
 pub use json::{Json, JsonObject, OrderedMap, to_harness_json};
 pub use render::{KatIssue, PageContext, architecture_wording, render_page};
 pub use schema::{

@@ -2,7 +2,6 @@
 //! files (`records/`, `report.md`, the charts, `report.html`).
 
 use std::path::PathBuf;
-use std::time::SystemTime;
 
 use pavelor::{Algorithm, Available};
 use pavelor_measure::aes_probe::aes_probe;
@@ -13,15 +12,11 @@ use pavelor_measure::host;
 use pavelor_measure::library::gate::{self, GateConfig, LibGate, LibStatus};
 use pavelor_measure::ops::{Operation, Subject};
 use pavelor_measure::protocol::WorkerCommand;
+use pavelor_measure::utc::UtcTime;
 
 use crate::config::{Config, Progress};
 use crate::results::{FigureFailure, RunResults};
 use crate::{kat, niccs_dataset, records, validate};
-
-/// UTC time as RFC 3339 (seconds).
-pub fn utc_now() -> String {
-    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
-}
 
 /// Runs the whole job and writes the report. Returns the campaign; the
 /// report is written also when KATs or libraries fail (it says FAIL at
@@ -45,8 +40,8 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
     let best_backend = Available::best().backend();
     niccs_dataset::NiccsSubject::of(config, best_backend)?;
     let mut host_checks = vec![first_check];
-    let started = utc_now();
-    let started_iso = pavelor_measure::campaign::utc_iso();
+    let start = UtcTime::now();
+    let (started, started_iso) = (start.rfc3339_seconds(), start.isoformat());
     let niccs_environment_start = host::niccs_environment(cpu);
     progress(Progress::Phase("environment and AES probe", 1));
     let environment = collect(config.method.cpu);
@@ -162,9 +157,10 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
     let libs = settle_libraries(libs, &mut measurements, &failures);
     host_checks.push(host::check("measure-end", cpu).0);
     let niccs_environment_end = host::niccs_environment(cpu);
+    let finish = UtcTime::now();
     let campaign = RunResults {
         started,
-        finished: utc_now(),
+        finished: finish.rfc3339_seconds(),
         environment,
         kat,
         libs,
@@ -178,7 +174,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
         host_checks,
         host_problems,
         started_iso,
-        finished_iso: pavelor_measure::campaign::utc_iso(),
+        finished_iso: finish.isoformat(),
         niccs_environment_start,
         niccs_environment_end,
         best_backend,

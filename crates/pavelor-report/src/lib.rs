@@ -51,7 +51,7 @@ pub mod svg_chart;
 pub mod validate;
 
 pub use config::{ANCHORS_32B, ANCHORS_64K, Config, DEFAULT_LIB_BUDGET_S, Progress, SIZES};
-pub use job::{run, subjects, utc_now};
+pub use job::{run, subjects};
 pub use kat::KatResult;
 pub use render::{markdown, page_context, rendered_files};
 pub use results::{FigureFailure, RunResults};

@@ -1,0 +1,333 @@
+//! What a figure must pass beyond the harness: a plan that is the
+//! method's ([`Measurement::check_plan`]), trials that did not wait for
+//! their CPU ([`disturbance`]), times per call above the AES-throughput
+//! bound, and for a library, check trials on distinct messages about as
+//! fast as the figure (the cache check).
+
+use super::plan::DISTURBED_RERUNS;
+use super::stats::{cycles_per_call, timed_seconds};
+use super::{Answer, Fault, FaultKind, Measurement, Method};
+use crate::protocol::{Messages, TrialResult, TrialSpec};
+
+/// A trial is disturbed when its process waited for the CPU (run delay
+/// plus the hypervisor's steal) for more than this share of its timed
+/// calls' time.
+pub const DISTURBED_WAIT_SHARE: f64 = 0.02;
+
+/// A figure is IMPLAUSIBLE when a trial's time per call is below this
+/// share of the AES-throughput bound. The bound counts the AES rounds of a
+/// hash at the throughput of 128-bit `AESENC` chains; honest figures seen
+/// here come within 0.98x of it (the submitted AES-NI C at 64 KiB), so
+/// the factor 2 is room for the probe's noise and for a CPU whose wider
+/// AES units beat the 128-bit rate, and still far above what a library
+/// that skips the hashing reaches (a few percent).
+pub const IMPLAUSIBLE_BELOW_BOUND: f64 = 0.5;
+
+/// A library's figure is CACHED when its check trials on distinct
+/// messages are more than this factor slower than its fastest figure
+/// trial and than the control trial run right after each of them
+/// ([`CHECK_TRIALS`] undisturbed pairs).
+pub const CACHED_FACTOR: f64 = 1.5;
+
+/// Check trials on distinct messages that may count against a library
+/// before it is CACHED.
+pub const CHECK_TRIALS: usize = 3;
+
+impl Measurement {
+    /// Checks that the plan is what `method` makes of the calibration and
+    /// that the trials followed it: `t1` is the calibration's time, the
+    /// plan is [`Method::plan`]'s, and there are `trials` trials of
+    /// `iterations_per_trial` calls each. The error says what differs.
+    pub fn check_plan(&self, method: &Method) -> Result<(), String> {
+        let t1 = timed_seconds(&self.calibration);
+        let p = &self.plan;
+        if p.calibration_seconds != t1 {
+            return Err(format!(
+                "plan.calibration_seconds is {} but the calibration took {t1} s",
+                p.calibration_seconds
+            ));
+        }
+        let want = method.plan(t1, p.calibration_setup_seconds);
+        if *p != want {
+            return Err(format!(
+                "the plan is not the method's for a {t1} s calibration ({} x {} calls planned, {} x {} recorded)",
+                want.trials, want.iterations_per_trial, p.trials, p.iterations_per_trial
+            ));
+        }
+        if self.trials.len() as u64 != p.trials {
+            return Err(format!(
+                "{} trials recorded, {} planned",
+                self.trials.len(),
+                p.trials
+            ));
+        }
+        if let Some(t) = self
+            .trials
+            .iter()
+            .find(|t| t.calls != p.iterations_per_trial)
+        {
+            return Err(format!(
+                "a trial of {} calls, {} planned",
+                t.calls, p.iterations_per_trial
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Why `t` counts as disturbed, if it does: its process waited for the CPU
+/// (run delay, and the hypervisor's steal) for more than
+/// [`DISTURBED_WAIT_SHARE`] of its timed calls' time.
+pub fn disturbance(t: &TrialResult) -> Option<String> {
+    let waited = t.sched.run_delay_ns.unwrap_or(0) + t.sched.steal_ns.unwrap_or(0);
+    (t.ns > 0 && waited as f64 > DISTURBED_WAIT_SHARE * t.ns as f64).then(|| {
+        format!(
+            "waited {:.1} ms for the CPU in {:.1} ms of timed calls",
+            waited as f64 / 1e6,
+            t.ns as f64 / 1e6
+        )
+    })
+}
+
+/// Every trial's time per call against the AES bound
+/// ([`IMPLAUSIBLE_BELOW_BOUND`]): the bound of the campaign's own probe
+/// where there is one (the trial's probe is the worker's word), else the
+/// trial's. A trial without a probe on a machine where the campaign
+/// probed is not the worker's answer.
+pub(super) fn check_bound(
+    m: &Measurement,
+    alg: pavelor::Algorithm,
+    campaign_per_round: Option<f64>,
+) -> Result<(), Fault> {
+    for (k, t) in m.trials.iter().enumerate() {
+        let per_round = match (campaign_per_round, t.aes_per_round) {
+            (Some(c), Some(_)) => c,
+            (Some(_), None) => {
+                return Err(Fault::new(
+                    FaultKind::Untrusted,
+                    format!("trial {} has no AES probe of its own", k + 1),
+                ));
+            }
+            (None, Some(p)) => p,
+            (None, None) => continue,
+        };
+        let bound = crate::aes_probe::bound_per_call(per_round, alg, m.size);
+        let per_call = cycles_per_call(t);
+        if per_call < IMPLAUSIBLE_BELOW_BOUND * bound {
+            return Err(Fault::new(
+                FaultKind::Implausible,
+                format!(
+                    "trial {} took {per_call:.0} {} per call, {:.2}x the AES-throughput bound of {bound:.0} (no correct implementation is below 1x)",
+                    k + 1,
+                    t.counter.unit(),
+                    per_call / bound
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A library's check trials on distinct messages. A check trial within
+/// [`CACHED_FACTOR`] of the figure's fastest trial ends the check. After a
+/// slower one a control trial runs at once: the repeated message, stored
+/// as the check trial stores its digests (a slot per call), so that the
+/// pair differs in its messages alone and whatever slowed the machine down
+/// meanwhile slows both. A check trial within the factor of its control
+/// also ends the check. A slow pair counts against the library only if
+/// neither trial was disturbed ([`disturbance`]): waiting for the CPU makes
+/// a trial slower, never faster, so a disturbed slow pair says nothing and
+/// is run again. After [`CHECK_TRIALS`] undisturbed slow pairs the library
+/// is CACHED; if the attempts ([`CHECK_TRIALS`] plus [`DISTURBED_RERUNS`])
+/// run out first, it is CACHED with at least one undisturbed slow pair and
+/// UNVERIFIED (not accused and not passed) with none.
+pub(super) fn check_consistency(
+    m: &mut Measurement,
+    spec: &TrialSpec,
+    run: &dyn Fn(&TrialSpec, f64) -> Result<Answer, Fault>,
+    what: &str,
+) -> Result<(), Fault> {
+    let fastest = m
+        .trials
+        .iter()
+        .map(cycles_per_call)
+        .fold(f64::MAX, f64::min);
+    let mut check = spec.clone();
+    check.messages = Messages::Distinct;
+    let mut control = spec.clone();
+    control.messages = Messages::RepeatedControl;
+    let limit = m
+        .plan
+        .timeout_per_process_s
+        .max(timed_seconds(&m.calibration) * 3.0 + 60.0);
+    // The slowest ratio of an undisturbed pair, with its two figures.
+    let mut clean: Option<(f64, f64, f64)> = None;
+    let mut clean_pairs = 0;
+    let mut best_disturbed = f64::MAX;
+    let timed = |spec: &TrialSpec, m: &mut Measurement| -> Result<(f64, bool), Fault> {
+        let (mut t, _, _) = run(spec, limit)?;
+        let this = cycles_per_call(&t);
+        t.disturbed = disturbance(&t);
+        let disturbed = t.disturbed.is_some();
+        m.check_trials.push(t);
+        Ok((this, disturbed))
+    };
+    for _ in 0..CHECK_TRIALS + DISTURBED_RERUNS {
+        let (distinct, check_disturbed) = timed(&check, m)?;
+        if fastest * CACHED_FACTOR >= distinct {
+            return Ok(());
+        }
+        let (repeated, control_disturbed) = timed(&control, m)?;
+        if repeated * CACHED_FACTOR >= distinct {
+            return Ok(());
+        }
+        if check_disturbed || control_disturbed {
+            best_disturbed = best_disturbed.min(distinct);
+            continue;
+        }
+        let ratio = distinct / repeated;
+        if clean.is_none_or(|(r, _, _)| ratio < r) {
+            clean = Some((ratio, repeated, distinct));
+        }
+        clean_pairs += 1;
+        if clean_pairs == CHECK_TRIALS {
+            break;
+        }
+    }
+    let Some((ratio, repeated, distinct)) = clean else {
+        return Err(Fault::new(
+            FaultKind::Unverified,
+            format!(
+                "{what}: every check trial on distinct messages was slower ({best_disturbed:.0} per call against {fastest:.0}), and it or its control trial waited for the CPU; the figure cannot be checked"
+            ),
+        ));
+    };
+    Err(Fault::new(
+        FaultKind::Cached,
+        format!(
+            "{what}: {repeated:.0} per call on the repeated message but {distinct:.0} on distinct messages, back to back ({ratio:.1}x, the closest of {clean_pairs} undisturbed pairs of trials; the figure's fastest trial: {fastest:.0}): it answers repeated calls without hashing"
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{measurement, trial};
+    use super::*;
+    use crate::protocol::Sched;
+
+    #[test]
+    fn a_trial_that_waited_for_its_cpu_is_disturbed() {
+        let mut t = trial(None);
+        t.ns = 1_000_000;
+        t.sched.run_delay_ns = Some(19_000);
+        assert_eq!(disturbance(&t), None);
+        t.sched.steal_ns = Some(2_000);
+        assert!(disturbance(&t).is_some_and(|w| w.contains("0.0 ms") || w.contains("ms")));
+        t.sched = Sched::default();
+        assert_eq!(disturbance(&t), None, "no scheduler figures: not disturbed");
+    }
+
+    #[test]
+    fn the_aes_bound_uses_the_campaign_s_probe_and_needs_the_trial_s() {
+        let alg = pavelor::Algorithm::Pavelor512;
+        // 65536 B of Pavelor-512: 1025 Paff calls of 456 rounds.
+        let bound = crate::aes_probe::bound_per_call(0.3, alg, 65536);
+        let fig = |per_call: f64, aes: Option<f64>| {
+            let mut t = trial(aes);
+            t.calls = 10;
+            t.cycles = (per_call * 10.0) as u64;
+            measurement(vec![t])
+        };
+        assert!(check_bound(&fig(bound, Some(0.3)), alg, Some(0.3)).is_ok());
+        let fast = check_bound(&fig(0.1 * bound, Some(0.3)), alg, Some(0.3));
+        assert_eq!(fast.map_err(|f| f.kind), Err(FaultKind::Implausible));
+        // A trial claiming a tiny probe of its own is held to the
+        // campaign's.
+        let claimed = check_bound(&fig(0.1 * bound, Some(0.001)), alg, Some(0.3));
+        assert_eq!(claimed.map_err(|f| f.kind), Err(FaultKind::Implausible));
+        let none = check_bound(&fig(bound, None), alg, Some(0.3));
+        assert_eq!(none.map_err(|f| f.kind), Err(FaultKind::Untrusted));
+        assert!(check_bound(&fig(0.1 * bound, None), alg, None).is_ok());
+    }
+
+    /// The check and control trials' outcomes `(ticks per call,
+    /// disturbed)` in the order they run, against a figure of 100 ticks
+    /// per call: what the check decides and how many trials it ran.
+    fn consistency(outcomes: &[(u64, bool)]) -> (Result<(), FaultKind>, usize) {
+        let mut figure = trial(None);
+        figure.cycles = 100 * figure.calls;
+        let mut m = measurement(vec![figure]);
+        let spec = TrialSpec {
+            op: "x".into(),
+            size: 65536,
+            calls: 10,
+            warmups: 0,
+            force_ticks: true,
+            cpu: None,
+            lib: None,
+            messages: Messages::Repeated,
+        };
+        let next = std::cell::Cell::new(0usize);
+        let run = |s: &TrialSpec, _: f64| -> Result<Answer, Fault> {
+            // Check and control trials alternate, a check trial first.
+            let want = if next.get().is_multiple_of(2) {
+                Messages::Distinct
+            } else {
+                Messages::RepeatedControl
+            };
+            assert_eq!(s.messages, want);
+            let (per_call, disturbed) = outcomes[next.get()];
+            next.set(next.get() + 1);
+            let mut t = trial(None);
+            t.cycles = per_call * t.calls;
+            t.ns = 1_000_000;
+            t.sched.run_delay_ns = Some(if disturbed { 500_000 } else { 0 });
+            Ok((t, Vec::new(), 0.0))
+        };
+        let r = check_consistency(&mut m, &spec, &run, "x").map_err(|f| f.kind);
+        assert_eq!(m.check_trials.len(), next.get());
+        (r, next.get())
+    }
+
+    #[test]
+    fn only_undisturbed_slow_pairs_count_against_a_library() {
+        let clean = |t| (t, false);
+        let busy = |t| (t, true);
+        // Within 1.5x of the figure: done after one, disturbed or not.
+        assert_eq!(consistency(&[clean(150)]), (Ok(()), 1));
+        assert_eq!(consistency(&[busy(120)]), (Ok(()), 1));
+        // Slower than the figure but as fast as the control trial right
+        // after it: the machine slowed down, not the library.
+        assert_eq!(consistency(&[clean(300), clean(250)]), (Ok(()), 2));
+        // A slow pair with a disturbed trial says nothing: run again.
+        assert_eq!(
+            consistency(&[busy(300), clean(100), clean(110)]),
+            (Ok(()), 3)
+        );
+        assert_eq!(
+            consistency(&[clean(300), busy(100), clean(140)]),
+            (Ok(()), 3)
+        );
+        // Three undisturbed slow pairs: CACHED.
+        let slow = [
+            clean(151),
+            clean(100),
+            busy(900),
+            clean(100),
+            clean(200),
+            clean(100),
+            clean(400),
+            clean(100),
+        ];
+        assert_eq!(consistency(&slow), (Err(FaultKind::Cached), 8));
+        // The attempts run out with one undisturbed slow pair: CACHED.
+        let mut few = [busy(300), clean(100)].repeat(CHECK_TRIALS + DISTURBED_RERUNS);
+        few[5] = clean(100);
+        few[4] = clean(300);
+        assert_eq!(consistency(&few), (Err(FaultKind::Cached), few.len()));
+        // Every pair disturbed: neither accused nor passed.
+        let all = [busy(300), clean(100)].repeat(CHECK_TRIALS + DISTURBED_RERUNS);
+        assert_eq!(consistency(&all), (Err(FaultKind::Unverified), all.len()));
+    }
+}
