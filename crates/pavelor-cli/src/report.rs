@@ -138,12 +138,10 @@ fn check(dir: &std::path::Path) -> ExitCode {
 /// stdout.
 fn render(dir: &std::path::Path) -> ExitCode {
     if is_harness_dataset(dir) {
-        let page = pavelor_niccs::Dataset::load(dir)
-            .map_err(|e| e.to_string())
-            .and_then(|ds| {
-                let ctx = pavelor_niccs::PageContext::for_dataset(&ds)?;
-                Ok(pavelor_niccs::render_page(&ds, &ctx))
-            });
+        let page = pavelor_niccs::Dataset::load(dir).and_then(|ds| {
+            let ctx = pavelor_niccs::PageContext::for_dataset(&ds)?;
+            Ok(pavelor_niccs::render_page(&ds, &ctx))
+        });
         return match page {
             Ok(page) => crate::terminal::finish(
                 crate::terminal::out_text(&page).map(|()| ExitCode::SUCCESS),

@@ -44,6 +44,13 @@ pub enum Error {
         /// Why it is refused.
         problem: &'static str,
     },
+    /// A dataset lacks what is asked of it (the architecture of the page).
+    Incomplete {
+        /// The file that should hold it.
+        file: &'static str,
+        /// What is missing.
+        problem: &'static str,
+    },
     /// A record's trials do not allow its statistics to be derived.
     Trials {
         /// The record (`candidate/label op_key`).
@@ -68,6 +75,7 @@ impl fmt::Display for Error {
                 one_line(&source.to_string())
             ),
             Error::BadPath { path, problem } => write!(f, "{path}: {problem}"),
+            Error::Incomplete { file, problem } => write!(f, "{file}: {problem}"),
             Error::Trials { record, problem } => write!(f, "{record}: {problem}"),
         }
     }

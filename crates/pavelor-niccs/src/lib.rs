@@ -17,8 +17,13 @@
 //! * [`validate`] — [`check`]: the rules of the harness's
 //!   `performance/validate.py` (5a17c23) for one dataset, stopping at the
 //!   first [`Problem`]; [`check_page`] compares a stored page.
-//! * [`json`] — ordered JSON values ([`Json`], [`OrderedMap`]) and the
-//!   harness's JSON text form ([`to_harness_json`]).
+//! * [`json`] — JSON values whose objects keep document order ([`Json`],
+//!   [`JsonObject`], [`OrderedMap`], an `indexmap::IndexMap`), reading them,
+//!   and the harness's JSON text form ([`to_harness_json`]).
+//! * [`python`] — Python's semantics the harness's figures and texts depend
+//!   on, in one place: `repr(float)`, `format(x, ".3g")`, `f"{x:.1f}"`,
+//!   `sum`, `int / int`, `statistics.median` ([`py_median`]),
+//!   `math.isclose`, `int()`, and `str()`, `==` and truthiness of a value.
 //!
 //! ```no_run
 //! use pavelor_niccs::{self as niccs, Dataset, PageContext};
@@ -31,14 +36,16 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Errors: loading and writing give [`Error`], checking gives [`Problem`];
-//! both display as one line naming the file and what is wrong.
+//! Errors: loading, writing and deriving give [`Error`] (so does
+//! [`PageContext::for_dataset`]), checking gives [`Problem`]; both display
+//! as one line naming the file and what is wrong.
 
 #![forbid(unsafe_code)]
 
 pub mod dataset;
 mod error;
 pub mod json;
+pub mod python;
 pub mod render;
 pub mod schema;
 pub mod validate;
@@ -47,6 +54,7 @@ pub use dataset::{Dataset, MAX_FILE_BYTES, sha256_hex};
 pub use error::Error;
 pub use json::py_median;
 pub use json::{Json, JsonObject, OrderedMap, to_harness_json};
+pub use python::py_median;
 pub use render::{KatIssue, PageContext, architecture_wording, render_page};
 pub use schema::{
     Build, BuildEntry, Campaign, HostCheck, Plan, Planning, Process, Record, SCHEMA, Trial,

@@ -275,7 +275,7 @@ pub fn dataset(config: &Config, c: &RunResults) -> Result<Dataset, String> {
                 ..niccs::Plan::default()
             };
             r.plan.extra.insert(
-                "calibration_setup_seconds",
+                "calibration_setup_seconds".into(),
                 Json::from(m.plan.calibration_setup_seconds),
             );
             r.kat = Some(status.into());
@@ -394,7 +394,7 @@ fn process(
             if t.calls >= 100 { "met" } else { "not_met" }.to_string(),
         ),
     ] {
-        meta.insert(k, v);
+        meta.insert(k.into(), v);
     }
     let mut trial = Trial {
         measurements: t.calls,
@@ -403,7 +403,7 @@ fn process(
         ..Trial::default()
     };
     if !cycles_available {
-        trial.extra.insert("ticks", Json::from(t.cycles));
+        trial.extra.insert("ticks".into(), Json::from(t.cycles));
     }
     // The program by its file name, and a library in the trial spec by its
     // file name: the dataset names no absolute path.

@@ -11,6 +11,7 @@ use crate::config::SIZES;
 use crate::rows::{Ctx, Row};
 use pavelor_measure::iccs_helpers::Helper;
 use pavelor_measure::ops::{Operation, Subject};
+use pavelor_niccs::python::py_format_f;
 use pavelor_niccs::render::fmt_int;
 
 /// The message lengths of the summary's hash table.
@@ -41,7 +42,7 @@ pub fn hash_cell(ctx: &Ctx<'_>, alg: Algorithm, row: &Row<'_>, size: usize) -> S
         Some(m) => {
             let v = fmt_int(Some(m.mean_cycles()));
             match times_xof(ctx, alg, row, size) {
-                Some(r) => format!("{v} ({r:.2}×)"),
+                Some(r) => format!("{v} ({}×)", py_format_f(r, 2)),
                 None => format!("{v} (ratio –)"),
             }
         }
@@ -82,9 +83,9 @@ pub fn tables(s: &mut String, ctx: &Ctx<'_>, level: &str) {
                 };
                 let _ = write!(line, " {cell} |");
             }
-            let cpb = row.at(65536).map_or("–".into(), |m| {
-                format!("{:.1}", m.mean_cycles() / 65536.0)
-            });
+            let cpb = row
+                .at(65536)
+                .map_or("–".into(), |m| py_format_f(m.mean_cycles() / 65536.0, 1));
             let _ = writeln!(s, "{line} {cpb} |");
         }
     }
