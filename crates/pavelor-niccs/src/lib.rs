@@ -17,9 +17,9 @@
 //! * [`validate`] — [`check`]: the rules of the harness's
 //!   `performance/validate.py` (5a17c23) for one dataset, stopping at the
 //!   first [`Problem`]; [`check_page`] compares a stored page.
-//! * [`json`] — JSON values whose objects keep document order ([`Json`],
-//!   [`JsonObject`], [`OrderedMap`], an `indexmap::IndexMap`), reading them,
-//!   and the harness's JSON text form ([`to_harness_json`]).
+//! * [`value`] — JSON values whose objects keep document order ([`Json`],
+//!   [`JsonObject`], [`OrderedMap`], an `indexmap::IndexMap`); [`json`] —
+//!   reading them, and the harness's JSON text form ([`to_harness_json`]).
 //! * [`python`] — Python's semantics the harness's figures and texts depend
 //!   on, in one place: `repr(float)`, `format(x, ".3g")`, `f"{x:.1f}"`,
 //!   `sum`, `int / int`, `statistics.median` ([`py_median`]),
@@ -49,10 +49,10 @@ pub mod python;
 pub mod render;
 pub mod schema;
 pub mod validate;
+pub mod value;
 
 pub use dataset::{Dataset, MAX_FILE_BYTES, sha256_hex};
 pub use error::Error;
-pub use json::py_median;
 pub use json::{Json, JsonObject, OrderedMap, to_harness_json};
 pub use python::py_median;
 pub use render::{KatIssue, PageContext, architecture_wording, render_page};

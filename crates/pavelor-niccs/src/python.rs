@@ -19,7 +19,7 @@
 //! through format specs: `.2f`, `.3g`), so there is no half-even `round`
 //! here.
 
-use crate::json::Json;
+use crate::value::Json;
 
 /// Python's `repr()` of a float: the shortest digits that round-trip, in
 /// fixed notation for decimal exponents -4 to 15 (always with a fractional

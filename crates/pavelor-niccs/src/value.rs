@@ -9,7 +9,7 @@ use serde::ser::{Serialize, Serializer};
 /// [`shift_remove`](indexmap::IndexMap::shift_remove) keeps the order of
 /// the rest, as `del d[key]` does. Equality ignores the order, as dict
 /// equality does; the order shows in the text written
-/// ([`to_harness_json`](super::to_harness_json)).
+/// ([`to_harness_json`](crate::json::to_harness_json)).
 pub type OrderedMap<V> = indexmap::IndexMap<String, V>;
 
 /// A JSON value whose objects keep their keys in document order.
