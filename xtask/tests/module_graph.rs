@@ -21,9 +21,11 @@
 //!   synthetic edges that break the layers, so the checks cannot pass by
 //!   seeing nothing.
 //!
-//! `crates/pavelor/tests/module_graph.rs` (the core's layer stack) and
-//! `crates/pavelor-measure/tests/module_graph.rs` (the worker protocol is a
-//! leaf) check more within their crates.
+//! * In `pavelor-measure`, the worker protocol and the measuring leaves use
+//!   nothing that uses them.
+//!
+//! `crates/pavelor/tests/module_graph.rs` checks the core's stricter layer
+//! stack.
 
 #![allow(clippy::panic)] // tests fail loudly
 
@@ -1030,6 +1032,37 @@ fn no_crate_has_a_module_cycle() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // The reading sees the tree's edges, not an empty graph.
     assert!(edges > 100, "only {edges} module edges in the whole tree");
+}
+
+/// In `pavelor-measure`, the worker protocol and the measuring leaves use
+/// nothing that uses them: `protocol` only the clock and the tick
+/// counter, and `isolate`, `cabi`, `clock`, `hw` and `aes_probe` none of
+/// the worker, the campaign or the library gate.
+#[test]
+fn the_measurement_s_worker_protocol_is_a_leaf() {
+    let root = root().join("crates/pavelor-measure/src/lib.rs");
+    let g = module_graph(&root, &read_fs);
+    assert!(g.crawl.errors.is_empty(), "{:?}", g.crawl.errors);
+    let uses = |m: &str| -> Vec<&String> {
+        g.graph
+            .get(m)
+            .unwrap_or_else(|| panic!("pavelor-measure has no module {m}"))
+            .keys()
+            .collect()
+    };
+    let protocol = uses("protocol");
+    assert!(
+        protocol.iter().all(|d| *d == "clock" || *d == "hw"),
+        "protocol uses {protocol:?}"
+    );
+    for leaf in ["isolate", "cabi", "clock", "hw", "aes_probe"] {
+        for d in uses(leaf) {
+            assert!(
+                !["worker", "campaign", "library"].contains(&d.as_str()),
+                "{leaf} uses {d}"
+            );
+        }
+    }
 }
 
 #[test]
