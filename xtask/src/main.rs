@@ -12,6 +12,7 @@ mod capi;
 mod codegen;
 mod deb;
 mod dist;
+mod mca;
 mod openssl;
 
 use std::ffi::OsString;
@@ -86,6 +87,12 @@ enum Task {
     /// from the wiring, each program checked on a model against it;
     /// --check verifies the committed files without writing.
     Codegen(codegen::CodegenArgs),
+    /// Model the AArch64 armv8-aes Paff with llvm-mca (LLVM 22) on
+    /// oryon-1, neoverse-v2, cortex-x925 and apple-m4: cycles per Paff,
+    /// cycles per byte of each instance, the instruction mix (modelled,
+    /// not measured). Exit status 3 if llvm-mca or the aarch64 Rust target
+    /// is missing.
+    Mca(mca::McaArgs),
 }
 
 #[derive(Args)]
@@ -117,6 +124,9 @@ fn parse_instance(s: &str) -> Result<Algorithm, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Task::Mca(args) = &cli.command {
+        return mca::main(args);
+    }
     let result = match cli.command {
         Task::Iccs(args) => iccs(&args),
         Task::Openssl(args) => openssl::openssl(&args),
@@ -127,6 +137,7 @@ fn main() -> ExitCode {
         Task::KatData(args) => kat_data::run(&args),
         Task::Vectors(args) => vectors::run(&args),
         Task::Codegen(args) => codegen::run(&args),
+        Task::Mca(_) => unreachable!("handled above"),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
