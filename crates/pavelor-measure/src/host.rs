@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::clock::{CounterKind, CycleCounter, monotonic_raw_ns};
+use crate::clock::{ClockProbe, CounterKind, CycleCounter, clock_probe};
 use crate::env::read;
 
 /// One problem of the host, as the harness words it.
@@ -99,30 +99,54 @@ impl HostFacts {
             && counter.kind() == CounterKind::PerfCycles
             && crate::worker::pin(cpu).is_ok()
         {
-            facts.clock_spread = clock_spread(counter);
+            facts.clock_spread = steady_clock_spread(counter, || {
+                std::thread::sleep(std::time::Duration::from_secs(5))
+            });
         }
         facts
     }
 }
 
-/// 21 windows of 50 ms of user-mode cycles over `CLOCK_MONOTONIC_RAW`
-/// after one untimed window (the harness's `clockprobe 21 50`): (min, max,
-/// interquartile range, median) of the clock, Hz. Run on the CPU the
-/// caller is pinned to.
-pub(crate) fn clock_spread(mut counter: CycleCounter) -> Option<(f64, f64, f64, f64)> {
-    let window = |counter: &mut CycleCounter| {
-        let (t0, c0) = (monotonic_raw_ns(), counter.read());
-        let mut x = 0u64;
-        while monotonic_raw_ns() - t0 < 50_000_000 {
-            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+/// The harness's verdict on a clock without cpufreq (`campaign.py`,
+/// `host_problems`): a busy moment elsewhere can steal part of a probe
+/// window, so "not steady" needs three probes in a row whose IQR is above
+/// 0.5% of their median, `wait` (5 s) apart; the first steady probe, or
+/// the third, is the answer. (min, max, IQR, median), Hz.
+pub(crate) fn steady_clock_spread(
+    mut counter: CycleCounter,
+    mut wait: impl FnMut(),
+) -> Option<(f64, f64, f64, f64)> {
+    let mut spread = None;
+    for attempt in 0..3 {
+        if attempt > 0 {
+            wait();
         }
-        let (t1, c1) = (monotonic_raw_ns(), counter.read());
-        c1.wrapping_sub(c0) as f64 * 1e9 / (t1 - t0).max(1) as f64
+        let p = clock_probe(&mut counter)?;
+        spread = Some((p.min_hz, p.max_hz, p.iqr_hz, p.median_hz));
+        if p.iqr_hz <= 0.005 * p.median_hz {
+            break;
+        }
+    }
+    spread
+}
+
+/// The run's fixed core clock, Hz, from the machine as the harness records
+/// it ([`niccs_environment`]), by the harness's rule (`campaign.py`,
+/// `fixed_clock`): the cpufreq limit `cpufreq_max_khz` where cpufreq
+/// exists, otherwise the probed `core_clock_hz` (a clock set by firmware,
+/// as on AArch64); `None` when neither is there (no cpufreq and no cycle
+/// counter: the rule that compares trials with it does not apply).
+pub fn fixed_clock_hz(env: &[(String, serde_json::Value)]) -> Option<f64> {
+    let num = |key: &str| -> f64 {
+        match env.iter().find(|(k, _)| k == key).map(|(_, v)| v) {
+            Some(serde_json::Value::String(s)) => s.trim().parse().unwrap_or(0.0),
+            Some(serde_json::Value::Number(n)) => n.as_f64().unwrap_or(0.0),
+            _ => 0.0,
+        }
     };
-    window(&mut counter);
-    let mut hz: Vec<f64> = (0..21).map(|_| window(&mut counter)).collect();
-    hz.sort_by(f64::total_cmp);
-    Some((hz[0], hz[20], hz[15] - hz[5], hz[10]))
+    let hz = num("cpufreq_max_khz") * 1e3;
+    let hz = if hz != 0.0 { hz } else { num("core_clock_hz") };
+    (hz > 0.0).then_some(hz)
 }
 
 /// The problems of the host for measuring on `cpu`, in the harness's
@@ -227,6 +251,14 @@ pub fn cpu_in_list(cpu: usize, list: &str) -> bool {
 /// The core clock is measured with the cycle counter (pinned to `cpu`, about
 /// a second) where there is one.
 pub fn niccs_environment(cpu: usize) -> Vec<(String, serde_json::Value)> {
+    niccs_environment_with_probe(cpu).0
+}
+
+/// [`niccs_environment`], with the clock probe its `core_clock_*` keys come
+/// from (`None` without a hardware cycle counter).
+pub fn niccs_environment_with_probe(
+    cpu: usize,
+) -> (Vec<(String, serde_json::Value)>, Option<ClockProbe>) {
     use serde_json::Value;
     let s = |v: Option<String>| v.map_or(Value::Null, Value::String);
     let cpufreq = format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq");
@@ -243,12 +275,15 @@ pub fn niccs_environment(cpu: usize) -> Vec<(String, serde_json::Value)> {
         .or_else(|| read("/sys/class/dmi/id/product_name"));
     let memory_total_kib = crate::env::memory_total_kib();
     let os = crate::env::os_name();
-    let clock = {
-        let counter = CycleCounter::open(false);
+    let probe = {
+        let mut counter = CycleCounter::open(false);
         (counter.kind() == CounterKind::PerfCycles && crate::worker::pin(cpu).is_ok())
-            .then(|| clock_spread(counter))
+            .then(|| clock_probe(&mut counter))
             .flatten()
     };
+    let clock = probe
+        .as_ref()
+        .map(|p| (p.min_hz, p.max_hz, p.iqr_hz, p.median_hz));
     let hz = |v: Option<f64>| v.map_or(Value::Null, |v| Value::from(v.round() as u64));
     let pairs: Vec<(&str, Value)> = vec![
         ("hostname", s(read("/proc/sys/kernel/hostname"))),
@@ -319,7 +354,48 @@ pub fn niccs_environment(cpu: usize) -> Vec<(String, serde_json::Value)> {
             }),
         ),
     ];
-    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    (
+        pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        probe,
+    )
+}
+
+/// Why a cycle counter here would count a virtual machine's cycles, not
+/// the silicon's, if the host can tell: a hypervisor (`/proc/cpuinfo`'s
+/// `hypervisor` flag), or QEMU's `virt` machine model (device tree
+/// `compatible = "linux,dummy-virt"`, or a model naming QEMU). Under TCG
+/// the PMU counts the emulator's virtual clock.
+pub fn emulated_pmu() -> Option<String> {
+    let cpuinfo = read("/proc/cpuinfo").unwrap_or_default();
+    let dt = |name: &str| {
+        std::fs::read(format!("/sys/firmware/devicetree/base/{name}"))
+            .ok()
+            .map(|b| {
+                b.split(|&c| c == 0)
+                    .filter(|s| !s.is_empty())
+                    .map(|s| String::from_utf8_lossy(s).into_owned())
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
+    emulated_pmu_from(&cpuinfo, &dt("compatible"), &dt("model"))
+}
+
+/// [`emulated_pmu`] on given facts.
+pub fn emulated_pmu_from(cpuinfo: &str, compatible: &[String], model: &[String]) -> Option<String> {
+    if compatible.iter().any(|c| c == "linux,dummy-virt") {
+        return Some("QEMU virt machine (device tree compatible = \"linux,dummy-virt\")".into());
+    }
+    if let Some(m) = model
+        .iter()
+        .find(|m| m.contains("QEMU") || m.contains("dummy-virt"))
+    {
+        return Some(format!("QEMU machine model ({m})"));
+    }
+    cpuinfo
+        .split_whitespace()
+        .any(|w| w == "hypervisor")
+        .then(|| "hypervisor present (/proc/cpuinfo)".into())
 }
 
 /// Checks the host for `cpu` now, as the `phase` of a campaign.
@@ -446,6 +522,66 @@ mod tests {
         assert!(
             p[0].text
                 .starts_with("hardware cycle counter unavailable: ")
+        );
+    }
+
+    #[test]
+    fn an_unsteady_clock_needs_three_probes_in_a_row() {
+        use crate::clock::fake::FakeSource;
+        let probe = |mhz: Vec<f64>| {
+            let hz = mhz.iter().map(|m| m * 1e6).collect();
+            let c = CycleCounter::open_with(Box::new(FakeSource::new(true, hz)), false);
+            let mut waits = 0;
+            let spread = steady_clock_spread(c, || waits += 1);
+            (spread, waits)
+        };
+        // Steady at once: one probe, no wait.
+        let (s, waits) = probe(vec![3000.0]);
+        assert_eq!(waits, 0);
+        assert!((s.expect("a spread").3 - 3000e6).abs() < 1.0);
+        // Windows alternating 2000 and 3000 MHz for all three probes
+        // (22 windows each): IQR 1000 MHz > 0.5% of the median, 2 waits.
+        let unsteady: Vec<f64> = (0..66)
+            .map(|k| if k % 2 == 0 { 2000.0 } else { 3000.0 })
+            .collect();
+        let (s, waits) = probe(unsteady);
+        assert_eq!(waits, 2);
+        let (lo, hi, iqr, _) = s.expect("a spread");
+        assert!((lo - 2000e6).abs() < 1.0 && (hi - 3000e6).abs() < 1.0);
+        assert!((iqr - 1000e6).abs() < 1.0);
+    }
+
+    #[test]
+    fn the_fixed_clock_is_cpufreq_s_limit_else_the_probed_clock() {
+        use serde_json::Value;
+        let env = |max_khz: Value, clock: Value| {
+            vec![
+                ("cpufreq_max_khz".to_string(), max_khz),
+                ("core_clock_hz".to_string(), clock),
+            ]
+        };
+        assert_eq!(
+            fixed_clock_hz(&env(Value::from("2707200"), Value::from(2694173523u64))),
+            Some(2707200.0 * 1e3)
+        );
+        assert_eq!(
+            fixed_clock_hz(&env(Value::Null, Value::from(3400000000u64))),
+            Some(3.4e9)
+        );
+        assert_eq!(fixed_clock_hz(&env(Value::Null, Value::Null)), None);
+    }
+
+    #[test]
+    fn an_emulated_pmu_is_told_by_the_machine_model_or_a_hypervisor() {
+        let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(
+            emulated_pmu_from("", &v(&["linux,dummy-virt"]), &[])
+                .is_some_and(|w| w.contains("dummy-virt"))
+        );
+        assert!(emulated_pmu_from("flags : fpu hypervisor", &[], &[]).is_some());
+        assert_eq!(
+            emulated_pmu_from("flags : fpu", &v(&["qcom,x1e80100"]), &v(&["ASUS"])),
+            None
         );
     }
 

@@ -325,6 +325,15 @@ pub struct TrialResult {
     /// campaign, not by the worker).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disturbed: Option<String>,
+    /// How many times the campaign ran this trial again because it was
+    /// disturbed before this run stood (the harness's `disturbed_retries`
+    /// of its process; set by the campaign).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reruns: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The message of call `i` of a [`Messages::Distinct`] trial: [`message`]

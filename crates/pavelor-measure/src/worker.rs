@@ -277,6 +277,7 @@ fn timed(spec: &TrialSpec, slots: usize, mut call: impl FnMut(&[u8], usize) -> i
             steal_ns: delta(before.2, after.2),
         },
         disturbed: None,
+        reruns: 0,
     }
 }
 

@@ -42,7 +42,11 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
     let mut host_checks = vec![first_check];
     let start = UtcTime::now();
     let (started, started_iso) = (start.rfc3339_seconds(), start.isoformat());
-    let niccs_environment_start = host::niccs_environment(cpu);
+    // The clock probe runs with the machine's description, as the
+    // harness's `environment()` runs it; the fixed clock of the 95% rule
+    // comes from that description (`fixed_clock`).
+    let (niccs_environment_start, clock_probe) = host::niccs_environment_with_probe(cpu);
+    let fixed_clock_hz = host::fixed_clock_hz(&niccs_environment_start);
     progress(Progress::Phase("environment and AES probe", 1));
     let environment = collect(config.method.cpu);
     let probe = aes_probe(config.method.force_ticks);
@@ -134,6 +138,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
             subject,
             size,
             probe.as_ref().map(|p| p.per_aesenc),
+            fixed_clock_hz,
         ) {
             Ok(m) => measurements.push(m),
             Err(fault) => failures.push(FigureFailure {
@@ -177,6 +182,9 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
         finished_iso: finish.isoformat(),
         niccs_environment_start,
         niccs_environment_end,
+        clock_probe,
+        emulated_pmu: host::emulated_pmu(),
+        clock_rule: true,
         best_backend,
     };
     records::write(config, &campaign)?;

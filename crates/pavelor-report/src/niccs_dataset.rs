@@ -427,7 +427,7 @@ fn process(
         stderr: Some(String::new()),
         command,
         wall_s,
-        disturbed_retries: Some(0),
+        disturbed_retries: Some(t.reruns),
         ..Process::default()
     }
 }

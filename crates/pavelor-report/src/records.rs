@@ -129,6 +129,17 @@ pub struct RunRecord {
     pub niccs_environment_start: Vec<(String, serde_json::Value)>,
     /// The same at the end.
     pub niccs_environment_end: Vec<(String, serde_json::Value)>,
+    /// The clock probe at the start (absent without a cycle counter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_probe: Option<pavelor_measure::clock::ClockProbe>,
+    /// Why a cycle counter here counts virtual cycles, if the host tells.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulated_pmu: Option<String>,
+    /// Whether the run applied the clock probe and the harness's 95% rule
+    /// where they apply (records made before them have not: their pages
+    /// have no clock rows).
+    #[serde(default)]
+    pub clock_rule: bool,
 }
 
 fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), String> {
@@ -230,6 +241,9 @@ pub fn run_record(config: &Config, c: &RunResults) -> RunRecord {
         host_problems: c.host_problems.clone(),
         niccs_environment_start: c.niccs_environment_start.clone(),
         niccs_environment_end: c.niccs_environment_end.clone(),
+        clock_probe: c.clock_probe.clone(),
+        emulated_pmu: c.emulated_pmu.clone(),
+        clock_rule: c.clock_rule,
     }
 }
 

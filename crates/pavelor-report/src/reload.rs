@@ -187,6 +187,9 @@ pub fn load(dir: &Path) -> Result<Reloaded, String> {
         finished_iso: run.finished_iso,
         niccs_environment_start: run.niccs_environment_start,
         niccs_environment_end: run.niccs_environment_end,
+        clock_probe: run.clock_probe,
+        emulated_pmu: run.emulated_pmu,
+        clock_rule: run.clock_rule,
         best_backend,
     };
     Ok(Reloaded {

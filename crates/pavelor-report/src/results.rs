@@ -65,6 +65,15 @@ pub struct RunResults {
     pub niccs_environment_start: Vec<(String, serde_json::Value)>,
     /// The same at the end.
     pub niccs_environment_end: Vec<(String, serde_json::Value)>,
+    /// The clock probe at the start (`None` without a hardware cycle
+    /// counter: ticks are not cycles).
+    pub clock_probe: Option<pavelor_measure::clock::ClockProbe>,
+    /// Why a cycle counter here counts a virtual machine's cycles
+    /// ([`pavelor_measure::host::emulated_pmu`]).
+    pub emulated_pmu: Option<String>,
+    /// Whether the run applied the clock probe and the 95% rule where
+    /// they apply (false for records made before them: no clock rows).
+    pub clock_rule: bool,
     /// The fastest backend this CPU runs (the default baseline and
     /// subject).
     pub best_backend: Backend,

@@ -7,6 +7,7 @@
 use super::plan::DISTURBED_RERUNS;
 use super::stats::{cycles_per_call, timed_seconds};
 use super::{Answer, Fault, FaultKind, Measurement, Method};
+use crate::clock::CounterKind;
 use crate::protocol::{Messages, TrialResult, TrialSpec};
 
 /// A trial is disturbed when its process waited for the CPU (run delay
@@ -75,16 +76,51 @@ impl Measurement {
     }
 }
 
+/// A trial that ran below this share of the fixed clock lost the CPU to
+/// another task (the harness's 95%).
+pub const DISTURBED_CLOCK_SHARE: f64 = 0.95;
+
+/// A trial shorter than this, seconds, is not held to the fixed clock (the
+/// harness's 0.01 s).
+pub const DISTURBED_CLOCK_MIN_S: f64 = 0.01;
+
 /// Why `t` counts as disturbed, if it does: its process waited for the CPU
 /// (run delay, and the hypervisor's steal) for more than
-/// [`DISTURBED_WAIT_SHARE`] of its timed calls' time.
-pub fn disturbance(t: &TrialResult) -> Option<String> {
+/// [`DISTURBED_WAIT_SHARE`] of its timed calls' time (pavelor's own rule),
+/// or its cycles per second fell below the fixed clock (the harness's).
+///
+/// The harness's rule (`ngcc-dev/ngcc-harness`, `performance/campaign.py`,
+/// `disturbed()` in `phase_measure`), in other words: with a fixed clock
+/// known for the run (`fixed_clock`: cpufreq's `scaling_max_freq`, else
+/// the clock probe's median; [`crate::host::fixed_clock_hz`]), a trial
+/// that counted cycles and took more than 0.01 s is disturbed when its
+/// cycles divided by its seconds are under 95% of that clock, because its
+/// core was taken by another task for part of the time. Its driver process
+/// is run again, at most twice (three attempts, `range(3)`); the third
+/// attempt stands whatever it reads, and pavelor marks it disturbed if it
+/// still is. Without a cycle counter there are no cycles (the driver
+/// writes 0, pavelor has ticks, not cycles) and the rule does not apply.
+pub fn disturbance(t: &TrialResult, fixed_clock_hz: Option<f64>) -> Option<String> {
     let waited = t.sched.run_delay_ns.unwrap_or(0) + t.sched.steal_ns.unwrap_or(0);
-    (t.ns > 0 && waited as f64 > DISTURBED_WAIT_SHARE * t.ns as f64).then(|| {
-        format!(
+    if t.ns > 0 && waited as f64 > DISTURBED_WAIT_SHARE * t.ns as f64 {
+        return Some(format!(
             "waited {:.1} ms for the CPU in {:.1} ms of timed calls",
             waited as f64 / 1e6,
             t.ns as f64 / 1e6
+        ));
+    }
+    let clock = fixed_clock_hz.filter(|&hz| hz > 0.0)?;
+    let seconds = t.ns as f64 / 1e9;
+    if t.counter != CounterKind::PerfCycles || t.cycles == 0 || seconds <= DISTURBED_CLOCK_MIN_S {
+        return None;
+    }
+    let hz = t.cycles as f64 / seconds;
+    (hz < DISTURBED_CLOCK_SHARE * clock).then(|| {
+        format!(
+            "ran at {:.3} GHz, below 95% of the fixed clock {:.3} GHz ({:.1}%)",
+            hz / 1e9,
+            clock / 1e9,
+            100.0 * hz / clock
         )
     })
 }
@@ -146,6 +182,7 @@ pub(super) fn check_consistency(
     spec: &TrialSpec,
     run: &dyn Fn(&TrialSpec, f64) -> Result<Answer, Fault>,
     what: &str,
+    fixed_clock_hz: Option<f64>,
 ) -> Result<(), Fault> {
     let fastest = m
         .trials
@@ -167,7 +204,7 @@ pub(super) fn check_consistency(
     let timed = |spec: &TrialSpec, m: &mut Measurement| -> Result<(f64, bool), Fault> {
         let (mut t, _, _) = run(spec, limit)?;
         let this = cycles_per_call(&t);
-        t.disturbed = disturbance(&t);
+        t.disturbed = disturbance(&t, fixed_clock_hz);
         let disturbed = t.disturbed.is_some();
         m.check_trials.push(t);
         Ok((this, disturbed))
@@ -221,11 +258,49 @@ mod tests {
         let mut t = trial(None);
         t.ns = 1_000_000;
         t.sched.run_delay_ns = Some(19_000);
-        assert_eq!(disturbance(&t), None);
+        assert_eq!(disturbance(&t, None), None);
         t.sched.steal_ns = Some(2_000);
-        assert!(disturbance(&t).is_some_and(|w| w.contains("0.0 ms") || w.contains("ms")));
+        assert!(disturbance(&t, None).is_some_and(|w| w.contains("0.0 ms") || w.contains("ms")));
         t.sched = Sched::default();
-        assert_eq!(disturbance(&t), None, "no scheduler figures: not disturbed");
+        assert_eq!(
+            disturbance(&t, None),
+            None,
+            "no scheduler figures: not disturbed"
+        );
+    }
+
+    /// A trial of `seconds` of timed calls at `hz` cycles per second.
+    fn at(hz: f64, seconds: f64, counter: CounterKind) -> TrialResult {
+        let mut t = trial(None);
+        t.counter = counter;
+        t.ns = (seconds * 1e9) as u64;
+        t.cycles = (hz * seconds) as u64;
+        t
+    }
+
+    #[test]
+    fn a_trial_below_95_percent_of_the_fixed_clock_is_disturbed() {
+        let clock = Some(3.0e9);
+        let cycles = CounterKind::PerfCycles;
+        // 0.94 x 3 GHz = 2.82 GHz over 0.1 s: 282 000 000 cycles.
+        let t = at(2.82e9, 0.1, cycles);
+        assert_eq!(t.cycles, 282_000_000);
+        let why = disturbance(&t, clock).expect("disturbed");
+        assert!(
+            why.contains("2.820 GHz") && why.contains("3.000 GHz"),
+            "{why}"
+        );
+        // 0.96 x 3 GHz = 2.88 GHz: not disturbed.
+        assert_eq!(disturbance(&at(2.88e9, 0.1, cycles), clock), None);
+        // Ticks are not cycles; no clock, no rule; 0.01 s or less is not
+        // held to it.
+        assert_eq!(
+            disturbance(&at(2.82e9, 0.1, CounterKind::Ticks), clock),
+            None
+        );
+        assert_eq!(disturbance(&at(2.82e9, 0.1, cycles), None), None);
+        assert_eq!(disturbance(&at(2.82e9, 0.01, cycles), clock), None);
+        assert!(disturbance(&at(2.82e9, 0.011, cycles), clock).is_some());
     }
 
     #[test]
@@ -285,7 +360,7 @@ mod tests {
             t.sched.run_delay_ns = Some(if disturbed { 500_000 } else { 0 });
             Ok((t, Vec::new(), 0.0))
         };
-        let r = check_consistency(&mut m, &spec, &run, "x").map_err(|f| f.kind);
+        let r = check_consistency(&mut m, &spec, &run, "x", None).map_err(|f| f.kind);
         assert_eq!(m.check_trials.len(), next.get());
         (r, next.get())
     }

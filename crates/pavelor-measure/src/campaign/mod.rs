@@ -167,6 +167,7 @@ mod fixtures {
             checks: Default::default(),
             sched: Default::default(),
             disturbed: None,
+            reruns: 0,
         }
     }
 

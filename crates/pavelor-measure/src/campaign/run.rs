@@ -164,6 +164,33 @@ fn run_worker(
     Ok((result, command_line, wall_s))
 }
 
+/// One planned trial: run it (`run`), and while it is disturbed
+/// ([`disturbance`], against `fixed_clock_hz` too) run it again, at most
+/// `reruns` times, keeping each disturbed run in `disturbed_reruns`; the
+/// last run stands, marked disturbed if it still is, with the number of
+/// reruns it took (the harness: three attempts at most, the third one
+/// kept whatever it reads).
+pub(super) fn trial_with_reruns(
+    mut run: impl FnMut() -> Result<Answer, Fault>,
+    reruns: usize,
+    fixed_clock_hz: Option<f64>,
+    disturbed_reruns: &mut Vec<TrialResult>,
+) -> Result<Answer, Fault> {
+    let mut done = 0;
+    let (mut t, mut cl, mut wall) = run()?;
+    while let Some(why) = disturbance(&t, fixed_clock_hz) {
+        t.disturbed = Some(why);
+        if done == reruns {
+            break;
+        }
+        disturbed_reruns.push(t);
+        done += 1;
+        (t, cl, wall) = run()?;
+    }
+    t.reruns = done as u64;
+    Ok((t, cl, wall))
+}
+
 /// Measures `subject` at `size` bytes as the NICCS harness does: a
 /// calibration process times one cold call (`t1`), [`Method::plan`] turns
 /// it into calls per trial, warm-ups and trials, and each trial runs in a
@@ -171,7 +198,9 @@ fn run_worker(
 /// the two counter reads.
 ///
 /// Beyond the harness: every answer is checked (`run_worker`); a
-/// disturbed trial is run again up to [`Method::disturbed_reruns`] times; a
+/// disturbed trial is run again up to [`Method::disturbed_reruns`] times
+/// (the harness's rule: below 95% of `fixed_clock_hz`, see
+/// [`disturbance`]; pavelor's: waiting for the CPU); a
 /// Pavelor figure faster than the AES bound of its own trial is
 /// IMPLAUSIBLE; a library's figure must agree with a check trial on
 /// distinct messages ([`CACHED_FACTOR`](super::CACHED_FACTOR)); and the
@@ -182,6 +211,7 @@ pub fn measure(
     subject: &Subject,
     size: usize,
     campaign_aes_per_round: Option<f64>,
+    fixed_clock_hz: Option<f64>,
 ) -> Result<Measurement, Fault> {
     let what = || format!("{} at {size} B", subject.id());
     let budget = Budget::start(method.op_limit_s);
@@ -222,7 +252,7 @@ pub fn measure(
     };
     if Method::reuses_calibration(&plan) {
         let mut t = calibration;
-        t.disturbed = disturbance(&t);
+        t.disturbed = disturbance(&t, fixed_clock_hz);
         m.trials.push(t);
         m.trial_wall_s.push(cal_wall);
     } else {
@@ -231,18 +261,12 @@ pub fn measure(
         let limit = plan.trial_limit_s(t1);
         let mut command_line = Vec::new();
         for _ in 0..plan.trials {
-            let mut reruns = 0;
-            let (mut t, mut cl, mut wall) = run(&spec, limit)?;
-            while let Some(why) = disturbance(&t) {
-                if reruns == method.disturbed_reruns {
-                    t.disturbed = Some(why);
-                    break;
-                }
-                t.disturbed = Some(why);
-                m.disturbed_reruns.push(t);
-                reruns += 1;
-                (t, cl, wall) = run(&spec, limit)?;
-            }
+            let (t, cl, wall) = trial_with_reruns(
+                || run(&spec, limit),
+                method.disturbed_reruns,
+                fixed_clock_hz,
+                &mut m.disturbed_reruns,
+            )?;
             if command_line.is_empty() {
                 command_line = cl;
             }
@@ -256,9 +280,53 @@ pub fn measure(
             .map_err(|f| Fault::new(f.kind, format!("{}: {}", what(), f.message)))?;
     }
     if spec.lib.is_some() {
-        check_consistency(&mut m, &spec, &run, &what())?;
+        check_consistency(&mut m, &spec, &run, &what(), fixed_clock_hz)?;
     }
     m.ended_utc = UtcTime::now().isoformat();
     m.load_average_end = load_average();
     Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::trial;
+    use super::*;
+    use crate::clock::CounterKind;
+
+    /// Runs one trial against a 3 GHz fixed clock whose attempts read
+    /// `ghz` in turn (0.1 s each): (attempts made, the trial that stands,
+    /// the disturbed runs kept).
+    fn attempts(ghz: &[f64]) -> (usize, TrialResult, Vec<TrialResult>) {
+        let next = std::cell::Cell::new(0usize);
+        let run = || -> Result<Answer, Fault> {
+            let mut t = trial(None);
+            t.counter = CounterKind::PerfCycles;
+            t.ns = 100_000_000;
+            t.cycles = (ghz[next.get()] * 1e8) as u64;
+            next.set(next.get() + 1);
+            Ok((t, Vec::new(), 0.2))
+        };
+        let mut kept = Vec::new();
+        let (t, _, _) = trial_with_reruns(run, 2, Some(3.0e9), &mut kept).expect("no fault");
+        (next.get(), t, kept)
+    }
+
+    #[test]
+    fn a_slow_trial_is_run_again_up_to_twice_and_marked_if_it_stays_slow() {
+        // 2.82 GHz is 94% of 3 GHz: disturbed; 2.88 GHz is 96%: not.
+        let (n, t, kept) = attempts(&[2.88]);
+        assert_eq!((n, t.reruns, kept.len()), (1, 0, 0));
+        assert_eq!(t.disturbed, None);
+        let (n, t, kept) = attempts(&[2.82, 2.88]);
+        assert_eq!((n, t.reruns, kept.len()), (2, 1, 1));
+        assert_eq!(t.disturbed, None);
+        assert!(kept[0].disturbed.is_some());
+        let (n, t, kept) = attempts(&[2.82, 2.82, 2.82]);
+        assert_eq!((n, t.reruns, kept.len()), (3, 2, 2));
+        assert!(
+            t.disturbed
+                .as_deref()
+                .is_some_and(|w| w.contains("below 95%"))
+        );
+    }
 }

@@ -72,6 +72,9 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
         s,
         "| cycle source | {}{} |",
         match c.measurements.first().map(|m| m.counter()) {
+            Some(CounterKind::PerfCycles) if c.emulated_pmu.is_some() => {
+                "**emulated PMU**: cycle counter of a virtual machine, user mode (perf_event_open); it counts the emulator's or hypervisor's virtual cycles, not silicon"
+            }
             Some(CounterKind::PerfCycles) => "hardware cycle counter, user mode (perf_event_open)",
             Some(CounterKind::Ticks) if cfg!(target_arch = "aarch64") => {
                 "**generic timer (CNTVCT_EL0 ticks, not core cycles)**"
@@ -83,6 +86,77 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
             " — cycle counter unavailable: {n}"
         ))
     );
+    clock_rows(s, ctx);
     let _ = writeln!(s, "| time source | CLOCK_MONOTONIC_RAW |");
     let _ = writeln!(s, "| campaign | {} — {} (UTC) |\n", c.started, c.finished);
+}
+
+/// The clock probe's row and the 95% rule's: the core clock measured over
+/// 21 windows of 50 ms of user-mode cycles, and the rule that runs a trial
+/// again when its cycles per second fall below 95% of the fixed clock.
+/// With ticks neither applies, and the row says so.
+fn clock_rows(s: &mut String, ctx: &Ctx<'_>) {
+    let c = ctx.c;
+    if !c.clock_rule {
+        return;
+    }
+    let cycles = c.measurements.first().map(|m| m.counter()) == Some(CounterKind::PerfCycles);
+    let Some(p) = c.clock_probe.as_ref().filter(|_| cycles) else {
+        let _ = writeln!(
+            s,
+            "| core clock (clock probe) | not measured: no hardware cycle counter here (the figures are ticks, not cycles), so the harness's clock probe (21 windows of 50 ms of user-mode cycles) and its rule that reruns a trial below 95% of the fixed clock do not apply |"
+        );
+        return;
+    };
+    let emulated = c.emulated_pmu.as_ref().map_or(String::new(), |w| {
+        format!("; **emulated PMU** ({w}): the emulator's virtual clock, not silicon")
+    });
+    let steady = if p.iqr_hz <= 0.005 * p.median_hz {
+        "steady"
+    } else {
+        "**not steady**"
+    };
+    let _ = writeln!(
+        s,
+        "| core clock (clock probe) | {:.3} GHz, the median of {} windows of 50 ms of user-mode cycles (lowest {:.3}, highest {:.3} GHz; IQR {:.2} MHz, {:.2}% of the median: {steady} by the harness's 0.5%){emulated} |",
+        p.median_hz / 1e9,
+        p.windows_hz.len(),
+        p.min_hz / 1e9,
+        p.max_hz / 1e9,
+        p.iqr_hz / 1e6,
+        100.0 * p.iqr_hz / p.median_hz.max(f64::MIN_POSITIVE),
+    );
+    let clock = pavelor_measure::host::fixed_clock_hz(&c.niccs_environment_start);
+    let from_cpufreq = pavelor_measure::host::fixed_clock_hz(
+        &c.niccs_environment_start
+            .iter()
+            .filter(|(k, _)| k != "core_clock_hz")
+            .cloned()
+            .collect::<Vec<_>>(),
+    )
+    .is_some();
+    let reruns: usize = c
+        .measurements
+        .iter()
+        .map(|m| m.disturbed_reruns.len())
+        .sum();
+    let still: usize = c
+        .measurements
+        .iter()
+        .flat_map(|m| &m.trials)
+        .filter(|t| t.disturbed.is_some())
+        .count();
+    let _ = writeln!(
+        s,
+        "| disturbed trials (harness's 95% rule) | {}; {reruns} trial(s) run again, {still} still disturbed after two reruns (marked †) |",
+        clock.map_or("no fixed clock known".to_string(), |hz| format!(
+            "a trial under 95% of the fixed clock {:.3} GHz ({}) is run again, at most twice",
+            hz / 1e9,
+            if from_cpufreq {
+                "cpufreq's scaling_max_freq"
+            } else {
+                "the probe's median"
+            }
+        )),
+    );
 }
