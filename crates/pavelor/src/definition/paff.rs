@@ -126,6 +126,90 @@ macro_rules! paff_rounds {
 }
 pub(crate) use paff_rounds;
 
+/// The outputs of a round in an order that needs no copy when the AES
+/// instruction overwrites its data operand (AArch64 `AESE Vd, Vn`), derived
+/// from [`P1`], [`P2`] and [`CONST_OUT`] at compile time.
+///
+/// Every subblock `k` except `P1[CONST_OUT]` has two uses in a round: AES
+/// input of output `P1⁻¹[k]` and XOR operand of output `P2⁻¹[k]`. Done in
+/// place, the AES round destroys `k`, so `k` needs no copy exactly when its
+/// XOR use comes first. The order starts with the round-constant output
+/// (the XOR use of `k = P2[CONST_OUT]`, no AES round), then repeatedly
+/// takes the output `j = P1⁻¹[k]` whose AES input is the subblock just
+/// freed and moves on to `k = P2[j]`, the subblock that output XORs. That
+/// chain follows the permutation `k ↦ P2[P1⁻¹[k]]`, which for this wiring is
+/// one cycle of all 20 subblocks through `P1[CONST_OUT]` (the one subblock
+/// without an AES round), so it reaches every output: the build fails
+/// otherwise. See `docs/architecture.md` (the AArch64 kernel).
+pub const COPY_FREE_ORDER: [usize; SUBBLOCKS] = copy_free_order();
+
+#[allow(clippy::panic)] // only evaluated in a constant: a failure fails the build
+const fn copy_free_order() -> [usize; SUBBLOCKS] {
+    let mut p1_inv = [usize::MAX; SUBBLOCKS];
+    let mut j = 0;
+    while j < SUBBLOCKS {
+        p1_inv[P1[j]] = j;
+        j += 1;
+    }
+    let mut order = [usize::MAX; SUBBLOCKS];
+    order[0] = CONST_OUT;
+    let mut steps = 1;
+    let mut k = P2[CONST_OUT];
+    while k != P1[CONST_OUT] && steps < SUBBLOCKS {
+        let j = p1_inv[k];
+        order[steps] = j;
+        steps += 1;
+        k = P2[j];
+    }
+    if steps != SUBBLOCKS || k != P1[CONST_OUT] {
+        panic!("the wiring has no copy-free order of the AES rounds");
+    }
+    order
+}
+
+/// One Paff round like [`paff_round!`], the outputs computed in
+/// [`COPY_FREE_ORDER`] (same arguments): for a kernel whose AES
+/// instruction overwrites its input, so that no subblock is copied.
+/// Every index is a constant (the order is a `const`).
+#[cfg_attr(not(any(target_arch = "aarch64", test)), allow(unused_macros))]
+macro_rules! paff_round_copy_free {
+    ($o:expr, $rc:expr, $enc:expr, $xor:expr) => {{
+        let o = $o;
+        let mut n = o;
+        n[$crate::definition::paff::CONST_OUT] =
+            $xor($rc, o[$crate::definition::paff::P2[$crate::definition::paff::CONST_OUT]]);
+        $crate::definition::paff::paff_round_copy_free!(@steps o, n, $enc;
+            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19);
+        n
+    }};
+    (@steps $o:ident, $n:ident, $enc:expr; $($step:literal)*) => {
+        $({
+            const J: usize = $crate::definition::paff::COPY_FREE_ORDER[$step];
+            $n[J] = $enc(
+                $o[$crate::definition::paff::P1[J]],
+                $o[$crate::definition::paff::P2[J]],
+            );
+        })*
+    };
+}
+#[cfg_attr(not(any(target_arch = "aarch64", test)), allow(unused_imports))]
+pub(crate) use paff_round_copy_free;
+
+/// The 24 rounds of Paff like [`paff_rounds!`], each in
+/// [`COPY_FREE_ORDER`] ([`paff_round_copy_free!`]).
+#[cfg_attr(not(target_arch = "aarch64"), allow(unused_macros))]
+macro_rules! paff_rounds_copy_free {
+    ($s:ident, $rc:expr, $enc:expr, $xor:expr) => {
+        $crate::definition::paff::paff_rounds_copy_free!(@r $s, $rc, $enc, $xor;
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23)
+    };
+    (@r $s:ident, $rc:expr, $enc:expr, $xor:expr; $($i:literal)*) => {
+        $( $s = $crate::definition::paff::paff_round_copy_free!($s, $rc($i), $enc, $xor); )*
+    };
+}
+#[cfg_attr(not(target_arch = "aarch64"), allow(unused_imports))]
+pub(crate) use paff_rounds_copy_free;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,6 +240,34 @@ mod tests {
                 assert_eq!(x, P1[j], "P1[{j}]");
             }
         }
+    }
+
+    /// Replays a round in [`COPY_FREE_ORDER`] on a machine whose AES round
+    /// destroys its input: no subblock is read after its AES round (so no
+    /// copy), every output is made once, and the round equals `paff_round!`.
+    #[test]
+    fn copy_free_order_needs_no_copy() {
+        let mut destroyed = [false; SUBBLOCKS];
+        let mut made = [false; SUBBLOCKS];
+        for (step, &j) in COPY_FREE_ORDER.iter().enumerate() {
+            assert!(!made[j]);
+            made[j] = true;
+            assert!(!destroyed[P2[j]], "step {step}: XOR operand {} gone", P2[j]);
+            if j == CONST_OUT {
+                assert_eq!(step, 0);
+            } else {
+                assert!(!destroyed[P1[j]]);
+                destroyed[P1[j]] = true;
+            }
+        }
+        assert!(made.iter().all(|&m| m));
+        // Same round as the output-order macro.
+        let o: [u64; SUBBLOCKS] = core::array::from_fn(|j| 1u64 << (3 * j));
+        let enc = |x: u64, y: u64| x.rotate_left(7).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ y;
+        let xor = |x: u64, y: u64| x ^ y;
+        let a: [u64; SUBBLOCKS] = paff_round!(o, 0x5555, enc, xor);
+        let b: [u64; SUBBLOCKS] = paff_round_copy_free!(o, 0x5555, enc, xor);
+        assert_eq!(a, b);
     }
 
     #[test]

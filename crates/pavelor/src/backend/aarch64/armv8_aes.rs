@@ -41,16 +41,29 @@
 //!
 //! # Kernel layout
 //!
-//! As in the x86 kernels, the round is the shared wiring macro
-//! ([`paff_rounds!`](crate::definition::paff::paff_rounds)) (constant indices, 24 rounds fully
-//! unrolled) and the absorb / permute / one-shot bodies are those of
-//! [`crate::backend::kernel`]; this file supplies the NEON vector type. The state
-//! stays in registers, so the register allocator renames the
-//! state from round to round: 20 state registers, the zero key, the round
-//! constant and temporaries fit in the 32 NEON registers. `AESE` overwrites
-//! its data operand, so a subblock still needed as an `EOR` operand is
-//! copied first with a register `MOV` (cheap, and eliminated at rename on
-//! big cores), which keeps the round parallel instead of one serial chain.
+//! As in the x86 kernels, the round comes from the shared wiring (constant
+//! indices, 24 rounds fully unrolled) and the absorb / permute / one-shot
+//! bodies are those of [`crate::backend::kernel`]; this file supplies the
+//! NEON vector type. The state stays in registers, so the register
+//! allocator renames the state from round to round: 20 state registers,
+//! the zero key, the round constant and temporaries fit in the 32 NEON
+//! registers.
+//!
+//! `AESE Vd, Vn` overwrites its data operand `Vd`, and every subblock but
+//! one is needed twice in a round: as an AES input and as the `EOR` operand
+//! of another output. In output order ([`paff_rounds!`](crate::definition::paff::paff_rounds))
+//! a subblock is often still needed after its `AESE`, and the compiler
+//! copies it first (215 `MOV`s per Paff). This kernel therefore overrides
+//! [`Vector::paff_in_regs`] with
+//! [`paff_rounds_copy_free!`](crate::definition::paff::paff_rounds_copy_free),
+//! the same wiring with each round's outputs in
+//! [`COPY_FREE_ORDER`](crate::definition::paff::COPY_FREE_ORDER), derived
+//! from the wiring tables at compile time: in that order every subblock's
+//! `EOR` use comes before its `AESE`, so the `AESE` is its last use and no
+//! copy is needed (the wiring admits such an order; the proof is in
+//! `docs/architecture.md`). The compiler's scheduler still moves a few
+//! instructions across round boundaries (about one `MOV` per round left;
+//! `cargo xtask mca` counts them).
 //! The static constant-time check counts the AES rounds of `permute_impl`
 //! (exactly one Paff's 456).
 //!
@@ -60,7 +73,7 @@
 use core::arch::aarch64::{uint8x16_t, vaeseq_u8, vaesmcq_u8, veorq_u8, vld1q_u8, vst1q_u8};
 
 use crate::backend::kernel::{Vector, feature_token, single_kernel, state_in_regs};
-use crate::definition::paff::RC;
+use crate::definition::paff::{RC, SUBBLOCKS, paff_rounds_copy_free};
 
 feature_token!(
     /// Proof that the CPU has the ARMv8 AES instructions (`AESE`, `AESMC`;
@@ -142,6 +155,18 @@ impl Vector<1> for Neon {
     unsafe fn rc(round: usize) -> Self {
         // SAFETY: `RC[round]` is 16 readable bytes (bounds-checked index).
         Neon(unsafe { vld1q_u8(RC[round].as_ptr()) })
+    }
+
+    /// The rounds in the copy-free order: `AESE` overwrites its input,
+    /// and in this order every subblock's AES round is its last use.
+    #[inline(always)]
+    unsafe fn paff_in_regs(x: &mut [Self; SUBBLOCKS]) {
+        let mut s = *x;
+        // SAFETY: forwarded to the caller (the `aes` feature is enabled).
+        unsafe {
+            paff_rounds_copy_free!(s, Self::rc, Self::aesenc, Self::xor);
+        }
+        *x = s;
     }
 }
 

@@ -12,7 +12,8 @@
 //!
 //! The vector type also says how the state is held ([`Vector::Regs`]):
 //! [`InRegs`] (all 20 subblocks in registers, Paff from
-//! [`paff_rounds!`](crate::definition::paff::paff_rounds); the 32-register levels and AArch64) or
+//! [`Vector::paff_in_regs`]: [`paff_rounds!`](crate::definition::paff::paff_rounds), on AArch64
+//! [`paff_rounds_copy_free!`](crate::definition::paff::paff_rounds_copy_free); the 32-register levels and AArch64) or
 //! [`Split`] (15 in registers and 5 in a scratch area, Paff the assembly
 //! `cargo xtask codegen` generates from the same wiring tables
 //! (`x86/generated/`); the 16-register x86 levels). Either way every kernel runs the one wiring.
@@ -71,6 +72,21 @@ pub(crate) trait Vector<const N: usize>: Copy {
     /// `RC[round]` in every lane.
     unsafe fn rc(round: usize) -> Self;
 
+    /// Paff on the 20 registers of an [`InRegs`] state: by default
+    /// [`paff_rounds!`] (each round's outputs in output order). A level
+    /// whose AES instruction overwrites its input (AArch64) runs
+    /// [`paff_rounds_copy_free!`](crate::definition::paff::paff_rounds_copy_free)
+    /// instead.
+    #[inline(always)]
+    unsafe fn paff_in_regs(x: &mut [Self; SUBBLOCKS]) {
+        let mut s = *x;
+        // SAFETY: forwarded to the caller (target features of `Self` enabled).
+        unsafe {
+            paff_rounds!(s, Self::rc, Self::aesenc, Self::xor);
+        }
+        *x = s;
+    }
+
     /// How this level holds the 20 subblocks while it works: all in
     /// registers ([`InRegs`]), or, on the 16-register x86-64 levels, 15 in
     /// registers and 5 in a spill area ([`Split`]).
@@ -113,7 +129,7 @@ pub(crate) trait Regs<'a, const N: usize, T: Vector<N> + 'a>:
     unsafe fn paff(&mut self);
 }
 
-/// The whole state in 20 registers, Paff from [`paff_rounds!`] (the
+/// The whole state in 20 registers, Paff from [`Vector::paff_in_regs`] (the
 /// compiler allocates the registers: no spills with 32 vector registers).
 #[derive(Clone, Copy)]
 pub(crate) struct InRegs<T>([T; SUBBLOCKS]);
@@ -152,12 +168,8 @@ where
 
     #[inline(always)]
     unsafe fn paff(&mut self) {
-        let mut x = self.0;
         // SAFETY: forwarded to the caller (target features of `T` enabled).
-        unsafe {
-            paff_rounds!(x, T::rc, T::aesenc, T::xor);
-        }
-        self.0 = x;
+        unsafe { T::paff_in_regs(&mut self.0) }
     }
 }
 
