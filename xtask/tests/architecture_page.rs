@@ -100,6 +100,16 @@ fn crate_dirs() -> Vec<String> {
     dirs
 }
 
+/// `paths` as a failure message lists them: each in backticks with
+/// `suffix` after it, comma-separated.
+fn backticked(paths: &[impl std::fmt::Display], suffix: &str) -> String {
+    paths
+        .iter()
+        .map(|p| format!("`{p}{suffix}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[test]
 fn every_path_on_the_architecture_page_exists() {
     let page = read("docs/architecture.md");
@@ -109,11 +119,7 @@ fn every_path_on_the_architecture_page_exists() {
     assert!(
         missing.is_empty(),
         "docs/architecture.md names paths that do not exist: {}",
-        missing
-            .iter()
-            .map(|p| format!("`{p}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        backticked(&missing, "")
     );
 }
 
@@ -127,11 +133,7 @@ fn the_architecture_page_names_every_crate() {
     assert!(
         missing.is_empty(),
         "docs/architecture.md does not name these crate directories: {}",
-        missing
-            .iter()
-            .map(|p| format!("`{p}/`"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        backticked(&missing, "/")
     );
 }
 
@@ -158,11 +160,7 @@ fn the_architecture_page_names_every_module_of_the_crates_it_lists() {
     assert!(
         missing.is_empty(),
         "docs/architecture.md lists these crates' modules but not: {}",
-        missing
-            .iter()
-            .map(|p| format!("`{p}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        backticked(&missing, "")
     );
 }
 
