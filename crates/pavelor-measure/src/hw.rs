@@ -54,40 +54,95 @@ pub const AES_CHAINS: usize = 12;
 #[cfg(target_arch = "aarch64")]
 pub const AES_CHAINS: usize = 16;
 
-/// The instruction (sequence) the probe counts as one AES round: `AESENC` on
-/// x86; on AArch64 an `AESE` (with the key) followed by the `AESMC` that
-/// consumes it, which most cores fuse.
-pub fn aes_round_name() -> &'static str {
-    if cfg!(target_arch = "aarch64") {
-        "AESE+AESMC pair"
-    } else {
-        "AESENC"
+/// An AES instruction form the probe times. A round of one 128-bit block
+/// is a lane-round; the wider x86 forms do one per 128-bit lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AesForm {
+    /// `AESENC xmm` (AES-NI).
+    Aesenc128,
+    /// `VAESENC ymm` (VAES with AVX2): two lane-rounds.
+    Vaesenc256,
+    /// `VAESENC zmm` (VAES with AVX-512 F): four lane-rounds.
+    Vaesenc512,
+    /// `AESE` (with the key) followed by the `AESMC` that consumes it,
+    /// which most AArch64 cores fuse.
+    AeseAesmc,
+}
+
+impl AesForm {
+    /// The instruction's name, as the report prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            AesForm::Aesenc128 => "AESENC",
+            AesForm::Vaesenc256 => "VAESENC ymm",
+            AesForm::Vaesenc512 => "VAESENC zmm",
+            AesForm::AeseAesmc => "AESE+AESMC pair",
+        }
+    }
+
+    /// 128-bit blocks one instruction rounds.
+    pub fn lanes(self) -> usize {
+        match self {
+            AesForm::Aesenc128 | AesForm::AeseAesmc => 1,
+            AesForm::Vaesenc256 => 2,
+            AesForm::Vaesenc512 => 4,
+        }
+    }
+
+    /// The forms this CPU has, narrowest first (empty without AES
+    /// instructions). A wider form is not always faster per lane, so the
+    /// probe times every one.
+    pub fn available() -> Vec<AesForm> {
+        let mut forms = Vec::new();
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("aes") {
+                forms.push(AesForm::Aesenc128);
+                if std::arch::is_x86_feature_detected!("vaes")
+                    && std::arch::is_x86_feature_detected!("avx2")
+                {
+                    forms.push(AesForm::Vaesenc256);
+                    if std::arch::is_x86_feature_detected!("avx512f") {
+                        forms.push(AesForm::Vaesenc512);
+                    }
+                }
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            if std::arch::is_aarch64_feature_detected!("aes") {
+                forms.push(AesForm::AeseAesmc);
+            }
+        }
+        forms
     }
 }
 
-/// Runs `iterations` rounds of [`AES_CHAINS`] independent AES-round chains
-/// (`AESENC`, or `AESE`+`AESMC` on AArch64; no barriers in the loop) and
-/// returns a value depending on all of them, so none can be optimized away.
-/// `None` if the CPU has no AES instructions (AES-NI, or the ARMv8 `aes`
-/// extension).
-pub fn aesenc_chains(iterations: u64) -> Option<u64> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("aes") {
-            // SAFETY: the CPU supports AES-NI (checked just above).
-            return Some(unsafe { aesenc_chains_x86(iterations) });
-        }
+/// Runs `iterations` steps of [`AES_CHAINS`] independent AES-round chains
+/// of `form` (no barriers in the loop) and returns a value depending on
+/// all of them, so none can be optimized away. `None` if the CPU does not
+/// have `form` ([`AesForm::available`]).
+pub fn aes_chains(form: AesForm, iterations: u64) -> Option<u64> {
+    if !AesForm::available().contains(&form) {
+        return None;
     }
-    #[cfg(target_arch = "aarch64")]
-    {
-        if std::arch::is_aarch64_feature_detected!("aes") {
-            // SAFETY: the CPU supports the ARMv8 AES instructions (checked
-            // just above).
-            return Some(unsafe { aese_chains_aarch64(iterations) });
-        }
+    match form {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has AES-NI (`available` checked it just above).
+        AesForm::Aesenc128 => Some(unsafe { aesenc_chains_x86(iterations) }),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has VAES and AVX2 (`available` checked them).
+        AesForm::Vaesenc256 => Some(unsafe { vaesenc_ymm_chains_x86(iterations) }),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has VAES and AVX-512 F (`available` checked them).
+        AesForm::Vaesenc512 => Some(unsafe { vaesenc_zmm_chains_x86(iterations) }),
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: the CPU has the ARMv8 AES instructions (`available`
+        // checked them).
+        AesForm::AeseAesmc => Some(unsafe { aese_chains_aarch64(iterations) }),
+        #[allow(unreachable_patterns)]
+        _ => None,
     }
-    let _ = iterations;
-    None
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -104,6 +159,57 @@ unsafe fn aesenc_chains_x86(iterations: u64) -> u64 {
     let acc = s
         .iter()
         .fold(_mm_setzero_si128(), |a, v| _mm_xor_si128(a, *v));
+    _mm_cvtsi128_si64(acc) as u64
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "vaes,avx2")]
+unsafe fn vaesenc_ymm_chains_x86(iterations: u64) -> u64 {
+    use core::arch::x86_64::*;
+    let key = _mm256_set_epi64x(
+        0x0123_4567_89ab_cdef,
+        0x0fed_cba9_8765_4321,
+        0x1357_9bdf_0246_8ace,
+        0x7654_3210_fedc_ba98,
+    );
+    let mut s: [__m256i; AES_CHAINS] = core::array::from_fn(|i| _mm256_set1_epi32(i as i32 + 1));
+    for _ in 0..iterations {
+        for v in s.iter_mut() {
+            *v = _mm256_aesenc_epi128(*v, key);
+        }
+    }
+    let acc = s
+        .iter()
+        .fold(_mm256_setzero_si256(), |a, v| _mm256_xor_si256(a, *v));
+    let acc = _mm_xor_si128(
+        _mm256_castsi256_si128(acc),
+        _mm256_extracti128_si256::<1>(acc),
+    );
+    _mm_cvtsi128_si64(acc) as u64
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "vaes,avx512f")]
+unsafe fn vaesenc_zmm_chains_x86(iterations: u64) -> u64 {
+    use core::arch::x86_64::*;
+    let key = _mm512_set1_epi64(0x0123_4567_89ab_cdef);
+    let mut s: [__m512i; AES_CHAINS] = core::array::from_fn(|i| _mm512_set1_epi32(i as i32 + 1));
+    for _ in 0..iterations {
+        for v in s.iter_mut() {
+            *v = _mm512_aesenc_epi128(*v, key);
+        }
+    }
+    let acc = s
+        .iter()
+        .fold(_mm512_setzero_si512(), |a, v| _mm512_xor_si512(a, *v));
+    let acc = _mm256_xor_si256(
+        _mm512_castsi512_si256(acc),
+        _mm512_extracti64x4_epi64::<1>(acc),
+    );
+    let acc = _mm_xor_si128(
+        _mm256_castsi256_si128(acc),
+        _mm256_extracti128_si256::<1>(acc),
+    );
     _mm_cvtsi128_si64(acc) as u64
 }
 

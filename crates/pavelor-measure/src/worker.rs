@@ -252,7 +252,7 @@ fn timed(spec: &TrialSpec, slots: usize, mut call: impl FnMut(&[u8], usize) -> i
     let (t1, c1) = (monotonic_raw_ns(), counter.read());
     let after = sched_now(spec.cpu);
     let aes_per_round =
-        crate::aes_probe::probe_aes_with(&mut counter, 3, 200_000).map(|(best, _)| best);
+        crate::aes_probe::probe_aes_with(&mut counter, 3, 200_000).map(|r| r.per_round);
     let delta = |a: Option<u64>, b: Option<u64>| Some(b?.saturating_sub(a?));
     TrialResult {
         calls,

@@ -245,15 +245,15 @@ pub fn run(
             let mut fresh = |alg: pavelor::Algorithm| {
                 probe.as_ref()?;
                 probe_aes_with(&mut counter, 3, 200_000)
-                    .map(|(t, _)| bound_per_call(t, alg, size) / size as f64)
+                    .map(|r| bound_per_call(r.per_round, alg, size) / size as f64)
             };
             let bound = match op {
                 BenchOp::Single(Operation::Pavelor(a, b)) if *b != Backend::Portable => fresh(*a),
                 BenchOp::Lib { alg, .. } => fresh(*alg),
-                // A batch of 4 lanes shares one zmm instruction per 4 AES
-                // rounds: its bound is the single bound scaled by the probe's
-                // per-block cost in the wide kernel, which the probe does not
-                // measure; leave it out rather than guess.
+                // The probe's figure is per 128-bit block of its fastest
+                // form, wide forms included: a batch's bound per byte is the
+                // single message's.
+                BenchOp::Batch(a, b) if *b != Backend::Portable => fresh(*a),
                 _ => None,
             };
             rows.push(Row {
@@ -301,9 +301,9 @@ pub fn render_text(b: &BenchOutput) -> String {
     if let Some(p) = &b.aes_probe {
         let _ = writeln!(
             s,
-            "{} at full throughput: {:.3} {} ({} chains); single-message bound: {} (\"of bound\": against a probe run right after each figure)",
-            pavelor_measure::hw::aes_round_name(),
-            p.per_aesenc,
+            "{} at full throughput: {:.3} {} per 128-bit AES round ({} chains); single-message bound: {} (\"of bound\": against a probe run right after each figure)",
+            p.instruction_name(),
+            p.per_round,
             b.unit,
             p.chains,
             Algorithm::ALL

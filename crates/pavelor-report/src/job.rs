@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use pavelor::{Algorithm, Available};
-use pavelor_measure::aes_probe::aes_probe;
+use pavelor_measure::aes_probe::{AesBound, aes_probe, probe_again};
 use pavelor_measure::campaign::{FaultKind, Measurement, measure};
 use pavelor_measure::elf::static_size;
 use pavelor_measure::env::collect;
@@ -49,7 +49,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
     let fixed_clock_hz = host::fixed_clock_hz(&niccs_environment_start);
     progress(Progress::Phase("environment and AES probe", 1));
     let environment = collect(config.method.cpu);
-    let probe = aes_probe(config.method.force_ticks);
+    let mut probe = aes_probe(config.method.force_ticks);
     progress(Progress::Step("done"));
     let kat = kat::run_kat(config, progress);
 
@@ -132,12 +132,15 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
             continue;
         }
         let t0 = std::time::Instant::now();
+        let force_ticks = config.method.force_ticks;
+        let mut again = || probe_again(force_ticks);
+        let mut bound = probe.as_mut().map(|p| AesBound::new(p, &mut again));
         match measure(
             &worker,
             &method,
             subject,
             size,
-            probe.as_ref().map(|p| p.per_aesenc),
+            bound.as_mut(),
             fixed_clock_hz,
         ) {
             Ok(m) => measurements.push(m),

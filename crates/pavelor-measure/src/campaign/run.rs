@@ -9,6 +9,7 @@ use super::checks::{check_bound, check_consistency, disturbance};
 use super::plan::Budget;
 use super::stats::timed_seconds;
 use super::{Answer, Fault, FaultKind, Measurement, Method};
+use crate::aes_probe::AesBound;
 use crate::isolate::{self, Ended};
 use crate::ops::Subject;
 use crate::protocol::{Messages, TrialResult, TrialSpec, WorkerCommand, stage};
@@ -201,7 +202,8 @@ pub(super) fn trial_with_reruns(
 /// disturbed trial is run again up to [`Method::disturbed_reruns`] times
 /// (the harness's rule: below 95% of `fixed_clock_hz`, see
 /// [`disturbance`]; pavelor's: waiting for the CPU); a
-/// Pavelor figure faster than the AES bound of its own trial is
+/// Pavelor figure faster than half the AES bound (the campaign's, probed
+/// again before it condemns a figure; else its own trial's) is
 /// IMPLAUSIBLE; a library's figure must agree with a check trial on
 /// distinct messages ([`CACHED_FACTOR`](super::CACHED_FACTOR)); and the
 /// whole operation must end within [`Method::op_limit_s`].
@@ -210,7 +212,7 @@ pub fn measure(
     method: &Method,
     subject: &Subject,
     size: usize,
-    campaign_aes_per_round: Option<f64>,
+    aes_bound: Option<&mut AesBound<'_>>,
     fixed_clock_hz: Option<f64>,
 ) -> Result<Measurement, Fault> {
     let what = || format!("{} at {size} B", subject.id());
@@ -276,7 +278,7 @@ pub fn measure(
         m.command_line = command_line;
     }
     if let Some(alg) = subject.algorithm() {
-        check_bound(&m, alg, campaign_aes_per_round)
+        check_bound(&m, alg, aes_bound)
             .map_err(|f| Fault::new(f.kind, format!("{}: {}", what(), f.message)))?;
     }
     if spec.lib.is_some() {

@@ -10,7 +10,6 @@ use crate::charts::chart_name;
 use crate::record_files::record_name;
 use crate::rows::{Ctx, Family, Row, human_ns};
 use pavelor_measure::aes_probe::AES_ROUNDS_PER_PAFF;
-use pavelor_measure::hw;
 use pavelor_measure::ops::{Operation, Subject};
 
 /// Section 4.
@@ -154,7 +153,7 @@ fn bound_note(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm, row: &Row<'_>) {
         let bound = p.bound_per_byte(alg);
         let cpb = m.cycles_per_byte();
         let rate = alg.rate_len();
-        let round = hw::aes_round_name();
+        let round = p.instruction_name();
         let campaign = 100.0 * bound / cpb;
         let mut line = String::from("AES-throughput bound at 64 KiB: ");
         match m.trial_aes_per_round() {
@@ -165,16 +164,16 @@ fn bound_note(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm, row: &Row<'_>) {
                 let b = AES_ROUNDS_PER_PAFF * t / rate as f64;
                 let _ = write!(
                     line,
-                    "456 × {t:.3} / {rate} = {b:.3} {u}/byte, from the AES probe each trial process ran right after its timed calls (median over the trials); measured {cpb:.3}: **{:.0}% of the bound**. With the campaign's probe (`records/aes-probe.json`, {:.3} {u} per {round}): {campaign:.0}%.",
+                    "456 × {t:.3} / {rate} = {b:.3} {u}/byte, from the AES probe each trial process ran right after its timed calls (median over the trials); measured {cpb:.3}: **{:.0}% of the bound**. With the campaign's probe (`records/aes-probe.json`, {:.3} {u} per 128-bit AES round with {round}): {campaign:.0}%.",
                     100.0 * b / cpb,
-                    p.per_aesenc,
+                    p.per_round,
                 );
             }
             None => {
                 let _ = write!(
                     line,
-                    "456 × {:.3} / {rate} = {bound:.3} {u}/byte; measured {cpb:.3}: **{campaign:.0}% of the bound** (`records/aes-probe.json`, {:.3} {u} per {round}).",
-                    p.per_aesenc, p.per_aesenc,
+                    "456 × {:.3} / {rate} = {bound:.3} {u}/byte; measured {cpb:.3}: **{campaign:.0}% of the bound** (`records/aes-probe.json`, {:.3} {u} per 128-bit AES round with {round}).",
+                    p.per_round, p.per_round,
                 );
             }
         }
