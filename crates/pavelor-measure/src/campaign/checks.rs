@@ -420,7 +420,8 @@ mod tests {
             reprobes: Vec::new(),
         };
         let mut slow = || Some(0.7);
-        let f = check_bound(&m, alg, Some(&mut AesBound::new(&mut probe, &mut slow))).unwrap_err();
+        let f = check_bound(&m, alg, Some(&mut AesBound::new(&mut probe, &mut slow)))
+            .expect_err("held to a slowed-down bound");
         assert_eq!(f.kind, FaultKind::Implausible);
         assert_eq!(probe.reprobes.len(), BOUND_REPROBES);
         assert!(
