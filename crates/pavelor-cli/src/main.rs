@@ -8,6 +8,8 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 #[cfg(feature = "measure")]
 mod bench;
+#[cfg(feature = "measure")]
+mod compare;
 mod kat;
 mod manual;
 mod options;
@@ -51,6 +53,9 @@ enum Command {
     #[cfg(feature = "measure")]
     /// Merge report directories from several machines into one static HTML site.
     Site(site::SiteArgs),
+    #[cfg(feature = "measure")]
+    /// Compare two report directories figure by figure: NEW/BASE with 95% intervals and a verdict.
+    Compare(compare::CompareArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
     Completions(manual::CompletionsArgs),
     /// Write the man pages (pavelor.1 and one per subcommand) into a directory.
@@ -150,6 +155,8 @@ fn main() -> ExitCode {
         Command::Report(args) => report::run(&args),
         #[cfg(feature = "measure")]
         Command::Site(args) => site::run(&args),
+        #[cfg(feature = "measure")]
+        Command::Compare(args) => compare::run(&args),
         #[cfg(feature = "measure")]
         Command::Bench(args) => bench::run(&args),
         Command::Completions(args) => manual::completions(&args, Cli::command()),

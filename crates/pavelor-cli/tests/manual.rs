@@ -29,7 +29,12 @@ fn manpages_cover_every_visible_command_and_its_options() {
         "pavelor.1",
     ];
     if cfg!(feature = "measure") {
-        want.extend(["pavelor-bench.1", "pavelor-report.1", "pavelor-site.1"]);
+        want.extend([
+            "pavelor-bench.1",
+            "pavelor-compare.1",
+            "pavelor-report.1",
+            "pavelor-site.1",
+        ]);
         want.sort_unstable();
     }
     assert_eq!(names, want, "the hidden trial command must have no page");

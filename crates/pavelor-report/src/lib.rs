@@ -28,12 +28,15 @@
 //! * [`reload`] — a report directory read back from its records, rendered
 //!   again and compared with its files.
 //! * [`site`] — several report directories merged into one static site.
+//! * [`compare`](mod@compare) — two report directories' figures paired, with
+//!   the 95% interval of each ratio and a verdict (`pavelor compare`).
 //! * [`bench`](mod@bench) — `pavelor bench`: everything side by side in one process.
 
 #![forbid(unsafe_code)]
 
 pub mod bench;
 pub mod charts;
+pub mod compare;
 pub mod config;
 pub mod html;
 pub mod job;

@@ -1,0 +1,202 @@
+//! `pavelor compare`: a run against itself, a library that does twice the
+//! work against ours, the `--fail-above` gate, mismatched and tampered
+//! runs. Each run is a real `pavelor report` of our library at
+//! 4096 B by the NICCS method with short trials (disturbed trials run
+//! again), the Rust backends beside it.
+
+#![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+mod common;
+
+use common::{cc_shim, our_crypthash};
+
+fn pavelor() -> Command {
+    let mut c = Command::new(assert_cmd::cargo::cargo_bin("pavelor"));
+    c.stdin(Stdio::null());
+    c
+}
+
+/// The two report directories: BASE measures ours as `x`, NEW the
+/// twice-hashing shim as `x` (5 trials each, and NEW with 4: the method
+/// differs on purpose).
+struct Runs {
+    _dir: tempfile::TempDir,
+    base: PathBuf,
+    new: PathBuf,
+}
+
+fn report(out: &Path, lib: &Path, trials: &str) {
+    let o = pavelor()
+        .args([
+            "report",
+            "--skip-2-33",
+            "--trials",
+            trials,
+            "--trial-seconds",
+            "0.05",
+            "--sizes",
+            "4096",
+            "--no-compare",
+            "--no-baselines",
+            "--out",
+        ])
+        .arg(out)
+        .arg("--lib")
+        .arg(format!("x={}", lib.display()))
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "report: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+fn runs() -> &'static Runs {
+    static RUNS: OnceLock<Runs> = OnceLock::new();
+    RUNS.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let ours = our_crypthash();
+        let twice = cc_shim(dir.path(), "twice", "hash_twice", &ours);
+        let (base, new) = (dir.path().join("base"), dir.path().join("new"));
+        report(&base, &ours, "5");
+        report(&new, &twice, "4");
+        Runs {
+            _dir: dir,
+            base,
+            new,
+        }
+    })
+}
+
+fn compare(args: &[&std::ffi::OsStr]) -> Output {
+    pavelor().arg("compare").args(args).output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The table row of the library's Pavelor-512 figure.
+fn lib_row(md: &str) -> String {
+    md.lines()
+        .find(|l| l.starts_with("| Pavelor-512 (C library x) | 4096 B"))
+        .unwrap_or_else(|| panic!("no row of library x:\n{md}"))
+        .to_string()
+}
+
+#[test]
+fn a_run_compared_with_itself_shows_no_difference_anywhere() {
+    let r = runs();
+    let out = tempfile::tempdir().unwrap();
+    let o = compare(&[
+        r.base.as_os_str(),
+        r.base.as_os_str(),
+        "--fail-above".as_ref(),
+        "20".as_ref(),
+        "--out".as_ref(),
+        out.path().as_os_str(),
+    ]);
+    let md = stdout(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{md}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(md.contains("The two runs agree on the machine"), "{md}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("compare.json")).unwrap()).unwrap();
+    let pairs = json["pairs"].as_array().unwrap();
+    assert!(pairs.len() >= 4, "{json}");
+    for p in pairs {
+        assert_eq!(p["verdict"], "no_significant_difference", "{p}");
+        assert_eq!(p["interval"]["ratio"], 1.0, "{p}");
+    }
+    assert!(json["only_base"].as_array().unwrap().is_empty());
+    for f in ["compare.md", "compare.html", "compare-ratios.svg"] {
+        assert!(out.path().join(f).is_file(), "{f}");
+    }
+    let html = std::fs::read_to_string(out.path().join("compare.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("Content-Security-Policy"));
+}
+
+#[test]
+fn a_library_hashing_twice_is_slower_at_about_2x_and_the_gate_fails() {
+    let r = runs();
+    let o = compare(&[r.base.as_os_str(), r.new.as_os_str()]);
+    let md = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{md}");
+    // The method (5 trials against 4) and the library's file are named.
+    assert!(md.contains("**The runs differ**"), "{md}");
+    assert!(md.contains("- method: BASE 5 trials"), "{md}");
+    assert!(md.contains("- library `x`: BASE SHA-256 "), "{md}");
+    let row = lib_row(&md);
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    // | name | length | base | new | ratio | interval | trials | verdict |
+    let ratio: f64 = cells[5].parse().unwrap();
+    let (low, high) = cells[6].split_once(" – ").unwrap();
+    let (low, high): (f64, f64) = (low.parse().unwrap(), high.parse().unwrap());
+    assert!((1.6..=2.5).contains(&ratio), "{row}");
+    assert!(low > 1.0 && low <= ratio && ratio <= high, "{row}");
+    assert!(cells[8].starts_with("**slower**"), "{row}");
+    assert_eq!(cells[7], "5 / 4", "{row}");
+    let gated = compare(&[
+        r.base.as_os_str(),
+        r.new.as_os_str(),
+        "--fail-above".as_ref(),
+        "20".as_ref(),
+    ]);
+    assert_eq!(gated.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&gated.stderr);
+    assert!(err.contains("Pavelor-512 (C library x) at 4096 B"), "{err}");
+}
+
+#[test]
+fn a_tampered_or_missing_run_is_refused_in_one_line() {
+    let r = runs();
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy");
+    let o = Command::new("cp")
+        .arg("-r")
+        .arg(&r.base)
+        .arg(&copy)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let rec = std::fs::read_dir(copy.join("records"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("lib-x.pavelor-512")
+        })
+        .expect("the library's record");
+    let text = std::fs::read_to_string(&rec).unwrap();
+    // A timed trial's count, one digit longer.
+    let at = text.find("\"trials\": [").expect("the trials");
+    let tampered = format!(
+        "{}{}",
+        &text[..at],
+        text[at..].replacen("\"cycles\": ", "\"cycles\": 1", 1)
+    );
+    assert_ne!(text, tampered);
+    std::fs::write(&rec, tampered).unwrap();
+    for bad in [copy.as_path(), dir.path().join("missing").as_path()] {
+        let o = compare(&[r.base.as_os_str(), bad.as_os_str()]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("is not a report directory that passes report --check"),
+            "{err}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+}
