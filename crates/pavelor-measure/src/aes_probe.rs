@@ -112,23 +112,27 @@ pub fn probe_aes_with(
 ) -> Option<ProbeResult> {
     AesForm::available()
         .into_iter()
-        .filter_map(|form| {
-            hw::aes_chains(form, 1000)?;
+        .map(|supported| {
+            std::hint::black_box(hw::aes_chains(supported, 1000));
+            let form = supported.form();
             let rounds = iterations as f64 * (hw::AES_CHAINS * form.lanes()) as f64;
             let runs: Vec<f64> = (0..runs)
                 .map(|_| {
                     let c0 = counter.read();
-                    std::hint::black_box(hw::aes_chains(form, std::hint::black_box(iterations)));
+                    std::hint::black_box(hw::aes_chains(
+                        supported,
+                        std::hint::black_box(iterations),
+                    ));
                     let c1 = counter.read();
                     c1.wrapping_sub(c0) as f64 / rounds
                 })
                 .collect();
             let per_round = runs.iter().copied().fold(f64::MAX, f64::min);
-            Some(ProbeResult {
+            ProbeResult {
                 per_round,
                 form,
                 runs,
-            })
+            }
         })
         .min_by(|a, b| a.per_round.total_cmp(&b.per_round))
 }

@@ -92,7 +92,11 @@ impl AesForm {
     /// The forms this CPU has, narrowest first (empty without AES
     /// instructions). A wider form is not always faster per lane, so the
     /// probe times every one.
-    pub fn available() -> Vec<AesForm> {
+    pub fn available() -> Vec<SupportedAesForm> {
+        Self::detected().into_iter().map(SupportedAesForm).collect()
+    }
+
+    fn detected() -> Vec<AesForm> {
         let mut forms = Vec::new();
         #[cfg(target_arch = "x86_64")]
         {
@@ -118,30 +122,40 @@ impl AesForm {
     }
 }
 
+/// An [`AesForm`] this CPU has: only [`AesForm::available`] makes one, so
+/// the feature check is done once, before any timed run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SupportedAesForm(AesForm);
+
+impl SupportedAesForm {
+    /// The form.
+    pub fn form(self) -> AesForm {
+        self.0
+    }
+}
+
 /// Runs `iterations` steps of [`AES_CHAINS`] independent AES-round chains
 /// of `form` (no barriers in the loop) and returns a value depending on
-/// all of them, so none can be optimized away. `None` if the CPU does not
-/// have `form` ([`AesForm::available`]).
-pub fn aes_chains(form: AesForm, iterations: u64) -> Option<u64> {
-    if !AesForm::available().contains(&form) {
-        return None;
-    }
-    match form {
+/// all of them, so none can be optimized away.
+pub fn aes_chains(form: SupportedAesForm, iterations: u64) -> u64 {
+    match form.0 {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU has AES-NI (`available` checked it just above).
-        AesForm::Aesenc128 => Some(unsafe { aesenc_chains_x86(iterations) }),
+        // SAFETY: the CPU has AES-NI (a `SupportedAesForm` is made only by
+        // `AesForm::available`, which detected it).
+        AesForm::Aesenc128 => unsafe { aesenc_chains_x86(iterations) },
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU has VAES and AVX2 (`available` checked them).
-        AesForm::Vaesenc256 => Some(unsafe { vaesenc_ymm_chains_x86(iterations) }),
+        // SAFETY: the CPU has VAES and AVX2 (detected by `available`).
+        AesForm::Vaesenc256 => unsafe { vaesenc_ymm_chains_x86(iterations) },
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU has VAES and AVX-512 F (`available` checked them).
-        AesForm::Vaesenc512 => Some(unsafe { vaesenc_zmm_chains_x86(iterations) }),
+        // SAFETY: the CPU has VAES and AVX-512 F (detected by `available`).
+        AesForm::Vaesenc512 => unsafe { vaesenc_zmm_chains_x86(iterations) },
         #[cfg(target_arch = "aarch64")]
-        // SAFETY: the CPU has the ARMv8 AES instructions (`available`
-        // checked them).
-        AesForm::AeseAesmc => Some(unsafe { aese_chains_aarch64(iterations) }),
+        // SAFETY: the CPU has the ARMv8 AES instructions (detected by
+        // `available`).
+        AesForm::AeseAesmc => unsafe { aese_chains_aarch64(iterations) },
+        // `available` makes no other form on this architecture.
         #[allow(unreachable_patterns)]
-        _ => None,
+        _ => 0,
     }
 }
 

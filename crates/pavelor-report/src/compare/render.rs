@@ -134,12 +134,6 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
     s
 }
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 /// The chart: one row per pair, the ratio as a dot and its interval as a
 /// bar on a logarithmic axis, with a line at 1 (no change).
 pub fn chart(c: &Comparison) -> String {
@@ -213,7 +207,7 @@ pub fn chart(c: &Comparison) -> String {
             r#"<text x="{}" y="{:.1}" text-anchor="end">{} {} B{}</text>"#,
             left - 10.0,
             y + 4.0,
-            escape(&p.name),
+            html::escape(&p.name),
             p.size,
             mark(p.disturbed())
         );
