@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The HTML pages in a real browser: two quick runs with different system
 # ids (on this one machine), merged by `pavelor site`; then every page of
-# the site and a run's own report.html rendered by Debian's headless
+# the site, a run's own report.html and `pavelor compare`'s compare.html
+# of the two runs rendered by Debian's headless
 # Chromium (installed here if missing), with screenshots saved next to the
 # pages and the rendered DOM checked (tables, charts, links, no network
 # request) by scripts/check-pages-in-browser.py; and the report printed to
@@ -26,7 +27,11 @@ for id in x86_here arm_like; do
     ./target/release/pavelor report --check "$out/run-$id" | tail -n 1
 done
 ./target/release/pavelor site --out "$out/site" "$out/run-x86_here" "$out/run-arm_like"
-python3 scripts/check-pages-in-browser.py "$out/site" "$out/run-x86_here/report.html"
+# The two runs side by side: compare pairs every figure (exit 0: no
+# --fail-above).
+./target/release/pavelor compare --out "$out/compare" "$out/run-x86_here" "$out/run-arm_like" >"$out/compare.txt"
+grep -q 'figures compared' "$out/compare.txt" || { echo "ci-site: compare paired no figure" >&2; cat "$out/compare.txt" >&2; exit 1; }
+python3 scripts/check-pages-in-browser.py "$out/site" "$out/run-x86_here/report.html" "$out/compare/compare.html"
 # Printable: Chromium prints the report to PDF, many pages of it.
 profile=$(mktemp -d)
 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \

@@ -125,6 +125,47 @@ fn a_run_compared_with_itself_shows_no_difference_anywhere() {
     assert!(html.contains("<svg") && html.contains("Content-Security-Policy"));
 }
 
+/// Section 11 shows each figure's 95% interval beside its mean: here the
+/// library's, recomputed from its record's 5 trials with the textbook
+/// formula (mean ± t(4) · s / sqrt(5), t(4) = 2.7764 from the printed
+/// tables).
+#[test]
+fn the_side_by_side_section_shows_the_interval_of_each_mean() {
+    let r = runs();
+    let md = std::fs::read_to_string(r.base.join("report.md")).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| C x |"))
+        .unwrap_or_else(|| panic!("no side-by-side row for x:\n{md}"));
+    let shown: f64 = row
+        .split('±')
+        .nth(1)
+        .and_then(|rest| rest.split('%').next())
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no ±P% in {row}"));
+    let rec: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(r.base.join("records/lib-x.pavelor-512.S5-4096.json")).unwrap(),
+    )
+    .unwrap();
+    let xs: Vec<f64> = rec["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["cycles"].as_f64().unwrap() / t["calls"].as_f64().unwrap())
+        .collect();
+    assert_eq!(xs.len(), 5);
+    let mean = xs.iter().sum::<f64>() / 5.0;
+    let s = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 4.0).sqrt();
+    let expected = 100.0 * 2.776_445 * s / 5f64.sqrt() / mean;
+    assert!(
+        (shown - expected).abs() <= 0.051,
+        "shown ±{shown}%, the formula gives ±{expected:.3}% ({row})"
+    );
+    // The NICCS sections stay the harness's: no interval there.
+    let niccs = md.split("## Beyond the NICCS guide").next().unwrap();
+    assert!(!niccs.contains('±'), "an interval in the NICCS sections");
+}
+
 #[test]
 fn a_library_hashing_twice_is_slower_at_about_2x_and_the_gate_fails() {
     let r = runs();

@@ -39,6 +39,7 @@ pub mod charts;
 pub mod compare;
 pub mod config;
 pub mod html;
+pub mod interval;
 pub mod job;
 pub mod kat;
 pub mod niccs_dataset;

@@ -228,7 +228,7 @@ pub fn compare(dir: &Path, rendered: &Rendered) -> Result<(), String> {
             let line =
                 niccs::validate::first_differing_line(&String::from_utf8_lossy(&stored), text);
             return Err(format!(
-                "{name}: differs from what its records give (first at line {line})"
+                "{name}: differs from what its records give (first at line {line}): edited, or rendered by another build of pavelor; `pavelor report --render DIR` writes it again from the checked records"
             ));
         }
     }

@@ -8,7 +8,6 @@
 //! [`render`] writes the comparison as Markdown, HTML with a chart of the
 //! intervals, and JSON.
 
-pub mod interval;
 pub mod render;
 
 use std::path::Path;
@@ -18,8 +17,8 @@ use pavelor_measure::clock::CounterKind;
 use pavelor_measure::protocol::TrialResult;
 use serde::Serialize;
 
+use crate::interval::{NoInterval, RatioInterval, ratio_interval};
 use crate::reload::{Reloaded, check_run};
-use interval::{NoInterval, RatioInterval, ratio_interval};
 
 /// What the ratios are of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -8,9 +8,9 @@ use std::path::Path;
 
 use pavelor_kat::atomic_file::atomic_write;
 
-use super::interval::CONFIDENCE;
 use super::{Comparison, Pair, Quantity, Verdict};
 use crate::html;
+use crate::interval::CONFIDENCE;
 
 /// The chart's file name, beside `compare.md`.
 pub const CHART: &str = "compare-ratios.svg";

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use pavelor::{Algorithm, Backend};
 
 use crate::charts::chart_name;
+use crate::interval::mean_interval;
 use crate::record_files::record_name;
 use crate::rows::{Ctx, Family, Row, human_ns};
 use pavelor_measure::aes_probe::AES_ROUNDS_PER_PAFF;
@@ -48,7 +49,8 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
 }
 
 /// Every implementation of `alg` side by side: mean counter units per call
-/// and the speed-up against the baseline (baseline ÷ this; > 1 = faster).
+/// with the 95% interval of that mean, and the speed-up against the
+/// baseline (baseline ÷ this; > 1 = faster).
 fn side_by_side(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm) {
     let rows: Vec<&Row<'_>> = ctx.instance_rows(alg).collect();
     if rows.is_empty() {
@@ -57,7 +59,7 @@ fn side_by_side(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm) {
     let base = ctx.baseline_row(alg);
     let _ = writeln!(
         s,
-        "Side by side: mean {u} per call, and in parentheses the speed-up against the baseline {} (the baseline's {u} ÷ this row's; > 1 = faster).\n",
+        "Side by side: mean {u} per call ± the half-width of its 95% confidence interval, in percent (Student's t over the trials' means, one process each; none with fewer than two trials), and in parentheses the speed-up against the baseline {} (the baseline's {u} ÷ this row's; > 1 = faster). `pavelor compare` says whether two such figures differ.\n",
         base.map_or(
             format!("`{}` (not measured for this instance)", ctx.baseline),
             |b| format!("**{}**", b.name())
@@ -76,12 +78,15 @@ fn side_by_side(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm) {
         for &size in &ctx.config.sizes {
             let cell = match (row.at(size), base.and_then(|b| b.at(size))) {
                 (Some(m), Some(b)) => format!(
-                    " {:.0} ({:.2}×){} |",
+                    " {:.0}{} ({:.2}×){} |",
                     m.mean_cycles(),
+                    plus_minus(m),
                     b.mean_cycles() / m.mean_cycles().max(f64::MIN_POSITIVE),
                     dagger(m)
                 ),
-                (Some(m), None) => format!(" {:.0}{} |", m.mean_cycles(), dagger(m)),
+                (Some(m), None) => {
+                    format!(" {:.0}{}{} |", m.mean_cycles(), plus_minus(m), dagger(m))
+                }
                 (None, _) if row.failure_at(size).is_some() => " **failed** |".into(),
                 (None, _) => " – |".into(),
             };
@@ -90,6 +95,20 @@ fn side_by_side(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm) {
         let _ = writeln!(s, "{line}");
     }
     s.push('\n');
+}
+
+/// " ±P%": the 95% interval of the figure's mean per call, from its
+/// trials; nothing when there is none (fewer than two trials).
+fn plus_minus(m: &pavelor_measure::campaign::Measurement) -> String {
+    let per_call: Vec<f64> = m
+        .trials
+        .iter()
+        .map(|t| t.cycles as f64 / t.calls.max(1) as f64)
+        .collect();
+    match mean_interval(&per_call) {
+        Ok(i) => format!(" ±{:.1}%", 100.0 * i.relative()),
+        Err(_) => String::new(),
+    }
 }
 
 /// " †" for a figure with a trial still disturbed after the reruns.

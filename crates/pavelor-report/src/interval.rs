@@ -1,5 +1,7 @@
-//! The 95% confidence interval of a ratio of two mean times per call, from
-//! the trials of each figure (docs/compare.md says why this method).
+//! The 95% confidence intervals of the figures, from their trials: of a
+//! ratio of two figures' means (for `pavelor compare`; docs/compare.md
+//! says why this method), and of one figure's mean (for the report's
+//! side-by-side section).
 //!
 //! Each trial is one fresh process, so the trials of a figure are
 //! independent samples of its time per call; the two runs' trials are
@@ -65,6 +67,40 @@ pub fn t_quantile(df: f64) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+/// The mean of one figure's trials with its 95% interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeanInterval {
+    /// The mean of the trials.
+    pub mean: f64,
+    /// Half the interval's width: it is `mean ± half`.
+    pub half: f64,
+}
+
+impl MeanInterval {
+    /// `half` as a fraction of `mean`.
+    pub fn relative(&self) -> f64 {
+        self.half / self.mean
+    }
+}
+
+/// The mean of `xs` with its 95% interval, `mean ± t · s / sqrt(n)`, `t`
+/// the 97.5% quantile of Student's t with `n − 1` degrees of freedom: the
+/// trials are independent samples of the figure (one process each).
+pub fn mean_interval(xs: &[f64]) -> Result<MeanInterval, NoInterval> {
+    if xs.len() < 2 {
+        return Err(NoInterval::TooFewTrials);
+    }
+    if xs.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
+        return Err(NoInterval::NotPositive);
+    }
+    let (mean, var) = mean_and_variance(xs);
+    let n = xs.len() as f64;
+    Ok(MeanInterval {
+        mean,
+        half: t_quantile(n - 1.0) * (var / n).sqrt(),
+    })
+}
+
 /// The ratio of the mean of `new` to the mean of `base`, with its 95%
 /// interval (the module's method).
 pub fn ratio_interval(base: &[f64], new: &[f64]) -> Result<RatioInterval, NoInterval> {
@@ -104,6 +140,21 @@ mod tests {
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol * b.abs().max(1e-300)
+    }
+
+    #[test]
+    fn a_mean_interval_is_the_textbook_one() {
+        // 101, 99, 100, 102, 98: mean 100, s = sqrt(10 / 4) = 1.5811, the
+        // t quantile for 4 degrees of freedom 2.7764 (printed tables), so
+        // the half-width is 2.7764 · 1.5811 / sqrt(5) = 1.9632.
+        let m = mean_interval(&[101.0, 99.0, 100.0, 102.0, 98.0]).expect("interval");
+        assert!(close(m.mean, 100.0, 1e-12));
+        assert!(close(m.half, 1.963_2, 1e-4), "{m:?}");
+        assert!(close(m.relative(), 0.019_632, 1e-4));
+        // No spread: a zero-width interval. One trial, or a zero: none.
+        assert_eq!(mean_interval(&[7.0, 7.0, 7.0]).map(|m| m.half), Ok(0.0));
+        assert_eq!(mean_interval(&[7.0]), Err(NoInterval::TooFewTrials));
+        assert_eq!(mean_interval(&[7.0, 0.0]), Err(NoInterval::NotPositive));
     }
 
     #[test]
