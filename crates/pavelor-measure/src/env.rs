@@ -227,20 +227,69 @@ pub fn collect(core: Option<usize>) -> Environment {
 /// `rustc --version` of the compiler that built this crate (and, in one
 /// workspace build, the measured binary).
 pub const BUILD_RUSTC: &str = env!("PAVELOR_BUILD_RUSTC");
-/// Whether the process runs under user-mode emulation (qemu-user).
+/// How this process is emulated, when it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Emulation {
+    /// A user-mode emulator (qemu-user) runs this binary on another
+    /// architecture's kernel.
+    UserMode,
+    /// The kernel itself runs on a CPU that an emulator implements in
+    /// software (QEMU's TCG): AArch64's `CPU implementer` 0x00, which the
+    /// Arm architecture reserves for software and no silicon has.
+    SoftwareCpu,
+}
+
+impl Emulation {
+    /// How the report names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Emulation::UserMode => "user-mode emulator (qemu user mode)",
+            Emulation::SoftwareCpu => {
+                "a CPU emulated in software (AArch64 CPU implementer 0x00, e.g. QEMU TCG)"
+            }
+        }
+    }
+}
+
+/// Whether and how this process is emulated.
 ///
 /// qemu-user answers `/proc/self/{maps,exe,cmdline,stat,auxv}` for the
 /// emulated program, but the kernel's own view leaks through elsewhere
 /// (checked with qemu 7.2): the process name (`/proc/self/comm`) is the
 /// emulator's, `/proc/thread-self/exe` points at the emulator binary, and
 /// `/proc/cpuinfo` describes the host CPU, i.e. another architecture than
-/// the one this binary was built for. Any one of these is enough.
-pub fn emulated() -> bool {
+/// the one this binary was built for. Any one of these is enough. A whole
+/// system under QEMU's TCG shows a CPU implementer of 0x00 instead
+/// (QEMU 7.2's `-cpu max`: implementer 0x00, part 0x051); under KVM the
+/// guest sees the host's real CPU.
+pub fn emulation() -> Option<Emulation> {
     let comm = read("/proc/self/comm").unwrap_or_default();
-    is_emulator_name(&comm)
+    let cpuinfo = read("/proc/cpuinfo");
+    if is_emulator_name(&comm)
         || emulator_exe().is_some()
         || read("/proc/self/maps").is_some_and(|m| m.contains("/qemu-"))
-        || read("/proc/cpuinfo").is_some_and(|c| cpuinfo_is_foreign(&c))
+        || cpuinfo.as_deref().is_some_and(cpuinfo_is_foreign)
+    {
+        Some(Emulation::UserMode)
+    } else if cpuinfo.as_deref().is_some_and(cpu_is_software) {
+        Some(Emulation::SoftwareCpu)
+    } else {
+        None
+    }
+}
+
+/// Whether an AArch64 `/proc/cpuinfo` names the implementer reserved for
+/// software (0x00) for its first CPU.
+fn cpu_is_software(cpuinfo: &str) -> bool {
+    cpuinfo
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == "CPU implementer").then(|| v.trim().to_string())
+        })
+        .and_then(|v| u32::from_str_radix(v.trim_start_matches("0x"), 16).ok())
+        == Some(0)
 }
 
 /// `qemu-aarch64`, `qemu-x86_64-static`, `aarch64-binfmt-P`, ...
@@ -300,4 +349,34 @@ pub fn emulator_prefix() -> Option<Vec<std::ffi::OsString>> {
     let mut prefix = real[..real.len() - own].to_vec();
     prefix[0] = exe.into_os_string();
     Some(prefix)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_software_cpu_is_told_by_implementer_zero_only() {
+        // QEMU 7.2 TCG, -cpu max (read from the guest's /proc/cpuinfo).
+        let tcg = "processor\t: 0\nBogoMIPS\t: 125.00\nCPU implementer\t: 0x00\nCPU architecture: 8\nCPU part\t: 0x051\n";
+        assert!(cpu_is_software(tcg));
+        // Real silicon: Qualcomm Oryon, Arm Neoverse; and x86, which has
+        // no implementer line.
+        assert!(!cpu_is_software(
+            "CPU implementer\t: 0x51\nCPU part\t: 0x001\n"
+        ));
+        assert!(!cpu_is_software(
+            "CPU implementer\t: 0x41\nCPU part\t: 0xd4f\n"
+        ));
+        assert!(!cpu_is_software(
+            "vendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC\n"
+        ));
+        assert!(!cpu_is_software(""));
+        assert_eq!(
+            serde_json::to_string(&Emulation::SoftwareCpu)
+                .ok()
+                .as_deref(),
+            Some("\"software_cpu\"")
+        );
+    }
 }

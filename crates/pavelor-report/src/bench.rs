@@ -79,6 +79,7 @@ pub fn lib_ops(
         kat_2_33: false,
         timeout,
         kats: false,
+        loop_not_run: None,
         memory_bytes: pavelor_measure::campaign::DEFAULT_WORKER_MEMORY_BYTES,
     };
     let mut ops = Vec::new();

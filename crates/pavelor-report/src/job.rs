@@ -7,7 +7,7 @@ use pavelor::{Algorithm, Available};
 use pavelor_measure::aes_probe::{AesBound, aes_probe, probe_again};
 use pavelor_measure::campaign::{FaultKind, Measurement, measure};
 use pavelor_measure::elf::static_size;
-use pavelor_measure::env::collect;
+use pavelor_measure::env::{Emulation, collect};
 use pavelor_measure::host;
 use pavelor_measure::library::gate::{self, GateConfig, LibGate, LibStatus};
 use pavelor_measure::ops::{Operation, Subject};
@@ -54,11 +54,11 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
     let kat = kat::run_kat(config, progress);
 
     let worker = emulated_worker(&config.worker);
-    let emulated = pavelor_measure::env::emulated();
+    let emulation = pavelor_measure::env::emulation();
     // Under user-mode emulation the worker is the emulator, whose own
     // reservations an address-space limit would break: no limit there.
     let mut method = config.method.clone();
-    if emulated {
+    if emulation == Some(Emulation::UserMode) {
         method.worker_memory_bytes = 0;
         notes.push(
             "no memory limit on the workers: this run is emulated, and the emulator reserves more address space than the limit".into(),
@@ -73,6 +73,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
         kat_2_33: config.kat_2_33,
         timeout: std::time::Duration::from_secs_f64(config.method.timeout_s.max(0.1)),
         kats: true,
+        loop_not_run: emulation.map(|_| gate::KAT_LOOP_EMULATED.to_string()),
         memory_bytes: method.worker_memory_bytes,
     };
     let libs: Vec<LibGate> = config
@@ -177,7 +178,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
         measurements,
         failures,
         static_size: static_size(&config.measured_exe).ok(),
-        emulated,
+        emulation,
         notes,
         host_checks,
         host_problems,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::config::Progress;
-use pavelor_measure::library::gate::KAT_2_33_SKIPPED;
+use pavelor_measure::library::gate::{KAT_2_33_SKIPPED, KAT_LOOP_EMULATED};
 
 /// Result of one KAT file.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -52,7 +52,7 @@ pub fn run_kat(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Vec<K
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(jobs.len());
-    let emulated = pavelor_measure::env::emulated();
+    let emulated = pavelor_measure::env::emulation().is_some();
     let next = AtomicUsize::new(0);
     let mut results: Vec<Option<KatResult>> = vec![None; jobs.len()];
     std::thread::scope(|scope| {
@@ -105,10 +105,7 @@ fn check_one(
         return r;
     }
     if kind == KatKind::Loop && emulated {
-        r.detail = Some(
-            "10^6 chained hashes take too long under emulation (qemu user mode); run natively"
-                .into(),
-        );
+        r.detail = Some(KAT_LOOP_EMULATED.into());
         return r;
     }
     let mut imp = backend;

@@ -121,6 +121,10 @@ pub struct RunRecord {
     pub best_backend: String,
     /// Whether the run looked emulated.
     pub emulated: bool,
+    /// How, when it was (absent: qemu user mode if `emulated`, the only
+    /// kind that records without this field know).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulation: Option<pavelor_measure::env::Emulation>,
     /// What validation did to the output directory.
     pub notes: Vec<String>,
     /// The problems the first host check found.
@@ -236,7 +240,8 @@ pub fn run_record(config: &Config, c: &RunResults) -> RunRecord {
         finished_iso: c.finished_iso.clone(),
         subjects: c.subjects.clone(),
         best_backend: c.best_backend.name().into(),
-        emulated: c.emulated,
+        emulated: c.emulation.is_some(),
+        emulation: c.emulation,
         notes: c.notes.clone(),
         host_problems: c.host_problems.clone(),
         niccs_environment_start: c.niccs_environment_start.clone(),

@@ -179,7 +179,9 @@ pub fn load(dir: &Path) -> Result<Reloaded, String> {
         measurements,
         failures,
         static_size: read_optional(dir, STATIC_SIZE)?,
-        emulated: run.emulated,
+        emulation: run.emulation.or(run
+            .emulated
+            .then_some(pavelor_measure::env::Emulation::UserMode)),
         notes: run.notes,
         host_checks: read_required(dir, HOST_CHECKS)?,
         host_problems: run.host_problems,

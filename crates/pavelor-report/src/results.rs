@@ -49,8 +49,8 @@ pub struct RunResults {
     pub failures: Vec<FigureFailure>,
     /// Static size of the measured executable.
     pub static_size: Option<StaticSize>,
-    /// Whether the run looks emulated.
-    pub emulated: bool,
+    /// How the run is emulated, if it is.
+    pub emulation: Option<pavelor_measure::env::Emulation>,
     /// What validation did to the output directory (stale records removed).
     pub notes: Vec<String>,
     /// The host checks, at the start and at the end of the measurements.

@@ -102,14 +102,28 @@ pub const DISTURBED_CLOCK_MIN_S: f64 = 0.01;
 /// still is. Without a cycle counter there are no cycles (the driver
 /// writes 0, pavelor has ticks, not cycles) and the rule does not apply.
 pub fn disturbance(t: &TrialResult, fixed_clock_hz: Option<f64>) -> Option<String> {
+    // Both rules are read, so that a record says each that holds.
+    match (waited_for_the_cpu(t), below_the_clock(t, fixed_clock_hz)) {
+        (Some(w), Some(c)) => Some(format!("{w}; {c}")),
+        (w, c) => w.or(c),
+    }
+}
+
+/// pavelor's rule: the trial's process waited for the CPU too long.
+fn waited_for_the_cpu(t: &TrialResult) -> Option<String> {
     let waited = t.sched.run_delay_ns.unwrap_or(0) + t.sched.steal_ns.unwrap_or(0);
-    if t.ns > 0 && waited as f64 > DISTURBED_WAIT_SHARE * t.ns as f64 {
-        return Some(format!(
+    (t.ns > 0 && waited as f64 > DISTURBED_WAIT_SHARE * t.ns as f64).then(|| {
+        format!(
             "waited {:.1} ms for the CPU in {:.1} ms of timed calls",
             waited as f64 / 1e6,
             t.ns as f64 / 1e6
-        ));
-    }
+        )
+    })
+}
+
+/// The harness's rule: the trial's cycles per second fell below 95% of the
+/// fixed clock.
+fn below_the_clock(t: &TrialResult, fixed_clock_hz: Option<f64>) -> Option<String> {
     let clock = fixed_clock_hz.filter(|&hz| hz > 0.0)?;
     let seconds = t.ns as f64 / 1e9;
     if t.counter != CounterKind::PerfCycles || t.cycles == 0 || seconds <= DISTURBED_CLOCK_MIN_S {
@@ -325,6 +339,14 @@ mod tests {
         assert_eq!(disturbance(&at(2.82e9, 0.1, cycles), None), None);
         assert_eq!(disturbance(&at(2.82e9, 0.01, cycles), clock), None);
         assert!(disturbance(&at(2.82e9, 0.011, cycles), clock).is_some());
+        // A trial that waited and ran slow says both.
+        let mut both = at(1.5e9, 0.1, cycles);
+        both.sched.run_delay_ns = Some(50_000_000);
+        let why = disturbance(&both, clock).expect("disturbed");
+        assert!(
+            why.contains("waited 50.0 ms") && why.contains("below 95% of the fixed clock"),
+            "{why}"
+        );
     }
 
     /// A campaign probe of `per_round` whose probes again return `again` in

@@ -16,6 +16,11 @@ use super::tasks::{BehaviourResult, Check, KatFileResult, LibTask, ProbeResult, 
 use crate::isolate::{self, Ended};
 use crate::protocol::WorkerCommand;
 
+/// Why a `KAT_Loop` row is NOT RUN on an emulated run, for the Rust
+/// backends and the libraries alike.
+pub const KAT_LOOP_EMULATED: &str =
+    "10^6 chained hashes take too long under emulation; run natively";
+
 /// Why a `KAT_2_33` row is NOT RUN: the run was `--quick` or
 /// `--skip-2-33` (a default `pavelor report` verifies it).
 pub const KAT_2_33_SKIPPED: &str =
@@ -175,6 +180,10 @@ pub struct GateConfig {
     pub timeout: Duration,
     /// Run the KAT files (false: probe and bad-input checks only).
     pub kats: bool,
+    /// Why `KAT_Loop` is not run, if it is not (10^6 chained hashes
+    /// under emulation): its rows are NOT RUN with this reason, as the
+    /// Rust backends' are.
+    pub loop_not_run: Option<String>,
     /// Memory limit of each worker, bytes (0: none).
     pub memory_bytes: u64,
 }
@@ -438,6 +447,11 @@ pub fn run(
             };
             if kind == KatKind::Kat2_33 && !config.kat_2_33 {
                 k.detail = Some(KAT_2_33_SKIPPED.into());
+                gate.kat.push(k);
+                continue;
+            }
+            if let (KatKind::Loop, Some(why)) = (kind, &config.loop_not_run) {
+                k.detail = Some(why.clone());
                 gate.kat.push(k);
                 continue;
             }

@@ -334,11 +334,9 @@ pub fn differences(b: &Reloaded, n: &Reloaded) -> Vec<String> {
     differ(&mut d, "counter", counter(b), counter(n));
     differ(&mut d, "method", method_text(b), method_text(n));
     let emulated = |r: &Reloaded| {
-        if r.campaign.emulated {
-            "emulated (user-mode emulator)".to_string()
-        } else {
-            "native".to_string()
-        }
+        r.campaign.emulation.map_or("native".to_string(), |e| {
+            format!("emulated ({})", e.describe())
+        })
     };
     differ(&mut d, "execution", emulated(b), emulated(n));
     let build = |e: &pavelor_measure::env::Environment| {

@@ -1,6 +1,7 @@
 //! One function per section of the NICCS §3.5 report, each reading the
 //! implementation-agnostic rows of [`crate::rows::Ctx`].
 
+use pavelor_measure::env::Emulation;
 use std::fmt::Write as _;
 
 use crate::rows::Ctx;
@@ -98,15 +99,19 @@ pub fn header(s: &mut String, ctx: &Ctx<'_>) {
     for n in &c.notes {
         let _ = writeln!(s, "> {n}\n");
     }
-    if c.emulated || c.environment.hypervisor {
-        let _ = writeln!(
-            s,
-            "> **Note.** {}\n",
-            if c.emulated {
-                "This run is emulated (qemu user mode): the timings are not meaningful for the hardware."
-            } else {
-                "The CPU reports a hypervisor: this is a virtual machine, so counters and clocks are those the VM exposes."
-            }
-        );
+    let note = match (c.emulation, c.environment.hypervisor) {
+        (Some(Emulation::UserMode), _) => Some(
+            "This run is emulated (qemu user mode): the timings are not meaningful for the hardware.",
+        ),
+        (Some(Emulation::SoftwareCpu), _) => Some(
+            "This run is on a CPU emulated in software (AArch64 CPU implementer 0x00, as under QEMU's TCG): its cycles are the emulator's virtual clock, and no figure says anything about silicon.",
+        ),
+        (None, true) => Some(
+            "The CPU reports a hypervisor: this is a virtual machine, so counters and clocks are those the VM exposes.",
+        ),
+        (None, false) => None,
+    };
+    if let Some(note) = note {
+        let _ = writeln!(s, "> **Note.** {note}\n");
     }
 }
