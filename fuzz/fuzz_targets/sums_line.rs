@@ -5,7 +5,8 @@
 //! lines, or `TooLong` for lines over its limit; every line must parse or be
 //! refused without panicking; an accepted line must have a digest of its
 //! instance's length and a non-empty name, and must come back unchanged
-//! from the writer's formats (plain and `--tag`, with GNU escaping).
+//! from the writer's formats (plain and `--tag`, with GNU escaping; the
+//! digest in hex and in base64).
 
 #![no_main]
 
@@ -18,7 +19,7 @@ use pavelor::Algorithm;
 #[path = "../../crates/pavelor-cli/src/sum/lines.rs"]
 mod lines;
 
-use lines::{LineRead, MAX_LINE, needs_escape, next_line, parse_line, write_escaped};
+use lines::{DigestText, LineRead, MAX_LINE, needs_escape, next_line, parse_line, write_escaped};
 
 fuzz_target!(|data: &[u8]| {
     let [sel, body @ ..] = data else {
@@ -54,7 +55,12 @@ fuzz_target!(|data: &[u8]| {
         };
         assert_eq!(entry.digest.len(), entry.alg.output_len());
         assert!(!entry.name.is_empty());
-        for tagged in [false, true] {
+        let spellings = [DigestText::Hex, DigestText::Base64];
+        for (tagged, text) in [false, true]
+            .into_iter()
+            .flat_map(|t| spellings.map(|s| (t, s)))
+        {
+            let digest = text.encode(&entry.digest);
             let mut out = Vec::new();
             if needs_escape(&entry.name) {
                 out.push(b'\\');
@@ -62,9 +68,9 @@ fuzz_target!(|data: &[u8]| {
             if tagged {
                 write!(out, "{} (", entry.alg.name()).unwrap();
                 write_escaped(&mut out, &entry.name).unwrap();
-                write!(out, ") = {}", hex::encode(&entry.digest)).unwrap();
+                write!(out, ") = {digest}").unwrap();
             } else {
-                write!(out, "{}  ", hex::encode(&entry.digest)).unwrap();
+                write!(out, "{digest}  ").unwrap();
                 write_escaped(&mut out, &entry.name).unwrap();
             }
             let back = parse_line(&out, entry.alg);

@@ -170,15 +170,17 @@ pub fn install(
 mod tests {
     #![allow(clippy::unwrap_used)] // tests may fail loudly
 
-    /// The README's install line, `check_tools`' message and CI name one
+    /// The READMEs' install lines, `check_tools`' message and CI name one
     /// cargo-c version: scripts/cargo-c-version.
     #[test]
     fn the_readme_installs_the_cargo_c_version_ci_uses() {
         let version = super::CARGO_C_VERSION.trim();
         assert!(!version.is_empty() && !version.contains(char::is_whitespace));
-        let readme = std::fs::read_to_string(crate::workspace_root().join("README.md")).unwrap();
         let line = format!("cargo install --locked cargo-c --version {version}");
-        assert!(readme.contains(&line), "README.md lacks `{line}`");
+        for doc in ["README.md", "crates/pavelor-capi/README.md"] {
+            let text = std::fs::read_to_string(crate::workspace_root().join(doc)).unwrap();
+            assert!(text.contains(&line), "{doc} lacks `{line}`");
+        }
         let packaging =
             std::fs::read_to_string(crate::workspace_root().join("scripts/ci-packaging.sh"))
                 .unwrap();

@@ -81,15 +81,33 @@ pub fn run(args: &WheelsArgs) -> Result<(), String> {
     build(&args.out).map(|_| ())
 }
 
+/// The Python tools CI installs, pinned: `name==version` lines.
+const PY_TOOLS: &str = include_str!("../../scripts/ci-py-tools.txt");
+
+/// `name==version` as scripts/ci-py-tools.txt pins it (or the bare name
+/// if it is not pinned there).
+fn pinned(name: &str) -> String {
+    PY_TOOLS
+        .lines()
+        .find(|l| l.split("==").next() == Some(name))
+        .map_or_else(|| name.to_string(), str::to_string)
+}
+
+/// The install line of the wheels' tools, with CI's versions; the README
+/// gives the same one.
+pub fn install_line() -> String {
+    format!("pip install {} {}", pinned("maturin"), pinned("ziglang"))
+}
+
 /// maturin, zig and the aarch64 Rust target must be installed.
 pub fn check_tools() -> Result<(), String> {
     if !works(Command::new("maturin").arg("--version")) {
-        return Err("maturin is not installed (pip install maturin ziglang)".into());
+        return Err(format!("maturin is not installed ({})", install_line()));
     }
     let zig = works(Command::new("zig").arg("version"))
         || works(Command::new("python3").args(["-m", "ziglang", "version"]));
     if !zig {
-        return Err("zig is not installed (pip install ziglang)".into());
+        return Err(format!("zig is not installed ({})", install_line()));
     }
     let arm = Command::new("rustup")
         .args(["target", "list", "--installed"])
@@ -161,4 +179,22 @@ pub fn build(out_dir: &Path) -> Result<Vec<PathBuf>, String> {
         out.display()
     );
     Ok(made)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // tests may fail loudly
+
+    /// The README's wheel line and `check_tools`' message install the
+    /// maturin and ziglang that CI pins.
+    #[test]
+    fn the_readme_installs_the_python_tools_ci_uses() {
+        let line = super::install_line();
+        assert!(
+            line.contains("maturin==") && line.contains("ziglang=="),
+            "{line}"
+        );
+        let readme = std::fs::read_to_string(crate::workspace_root().join("README.md")).unwrap();
+        assert!(readme.contains(&line), "README.md lacks `{line}`");
+    }
 }

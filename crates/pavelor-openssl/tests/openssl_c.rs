@@ -317,4 +317,54 @@ fn needs_libssl_dev_c_program_over_evp() {
     );
     assert_eq!(stdout.trim(), want);
     eprintln!("openssl dgst -PAVELOR-512 equals the crate");
+
+    // The configuration docs/openssl.md gives, alone: no -provider flag.
+    let conf = work.join("openssl.cnf");
+    std::fs::write(&conf, documented_config(&module)).unwrap();
+    let out = run(Command::new("openssl")
+        .args(["list", "-digest-algorithms"])
+        .env("OPENSSL_CONF", &conf)
+        .env_remove("OPENSSL_MODULES")
+        .env_remove("LD_LIBRARY_PATH"));
+    let listed = String::from_utf8_lossy(&out.stdout);
+    for name in ["PAVELOR-512", "PAVELOR-768", "PAVELOR-1024"] {
+        let line = listed
+            .lines()
+            .find(|l| l.contains(&format!(" {name},")) || l.contains(&format!("{{ {name} ")));
+        assert!(
+            line.is_some_and(|l| l.trim_end().ends_with("@ pavelor")),
+            "`openssl list -digest-algorithms` with the documented openssl.cnf does not list \
+             {name} from the provider pavelor:\n{listed}"
+        );
+    }
+    let out = run(Command::new("openssl")
+        .args(["dgst", "-PAVELOR-512"])
+        .arg(&file)
+        .env("OPENSSL_CONF", &conf)
+        .env_remove("OPENSSL_MODULES")
+        .env_remove("LD_LIBRARY_PATH"));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), want);
+    eprintln!("the documented openssl.cnf alone loads the provider: list and dgst");
+}
+
+/// The `openssl.cnf` of docs/openssl.md ("from a configuration file
+/// alone"), with the module's path put in.
+fn documented_config(module: &Path) -> String {
+    const PLACEHOLDER: &str = "/absolute/path/to/pavelor.so";
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/openssl.md"
+    ))
+    .unwrap();
+    let start = doc
+        .find("```ini\n")
+        .expect("docs/openssl.md has an ini block")
+        + 7;
+    let block = &doc[start..];
+    let block = &block[..block.find("```").expect("the ini block ends")];
+    assert!(
+        block.contains(PLACEHOLDER),
+        "the ini block names {PLACEHOLDER}"
+    );
+    block.replace(PLACEHOLDER, &module.display().to_string())
 }

@@ -56,6 +56,25 @@ impl<V: Variant> PavelorCore<V> {
         }
     }
 
+    /// A core continuing from `state` with the pending partial byte
+    /// `tail` of `tail_bits` (0..8) bits, whose other bits are zero (a
+    /// serialized hasher being restored).
+    pub(crate) fn from_parts(state: State, tail: u8, tail_bits: u8, backend: Available) -> Self {
+        debug_assert!(tail_bits < 8 && tail & (0xFF >> tail_bits) == 0);
+        PavelorCore {
+            sponge: Sponge::from_state(state, backend),
+            tail,
+            tail_bits,
+            _variant: PhantomData,
+        }
+    }
+
+    /// The permutation state and the pending partial byte with its number
+    /// of bits (secret: for serializing a hasher only).
+    pub(crate) fn parts(&self) -> (&State, u8, u8) {
+        (self.sponge.state(), self.tail, self.tail_bits)
+    }
+
     /// The backend this core hashes with.
     pub fn backend(&self) -> Available {
         self.sponge.backend()

@@ -65,6 +65,22 @@ impl<V: Variant> Pavelor<V> {
         }
     }
 
+    /// A hasher continuing from `core` with the message bytes `data`
+    /// (fewer than `V::RATE`) not yet absorbed.
+    pub(crate) fn from_core_and_buffer(core: PavelorCore<V>, data: &[u8]) -> Self {
+        debug_assert!(data.len() < V::RATE);
+        let mut h = Pavelor::from_core(core);
+        h.buf[..data.len()].copy_from_slice(data);
+        h.pos = data.len();
+        h
+    }
+
+    /// The core and the message bytes not yet absorbed (secret: for
+    /// serializing a hasher only).
+    pub(crate) fn parts(&self) -> (&PavelorCore<V>, &[u8]) {
+        (&self.core, &self.buf[..self.pos])
+    }
+
     /// The backend this hasher uses.
     pub fn backend(&self) -> Available {
         self.core.backend()
@@ -321,11 +337,8 @@ impl<V: Variant> CoreProxy for Pavelor<V> {
     type Core = PavelorCore<V>;
 
     fn compose(core: Self::Core, buffer: Buffer<Self::Core>) -> Self {
-        let mut h = Pavelor::from_core(core);
-        let data = buffer.get_data(); // an eager buffer holds < RATE bytes
-        h.buf[..data.len()].copy_from_slice(data);
-        h.pos = data.len();
-        h
+        // An eager buffer holds fewer than RATE bytes.
+        Pavelor::from_core_and_buffer(core, buffer.get_data())
     }
 
     fn decompose(self) -> (Self::Core, Buffer<Self::Core>) {

@@ -39,9 +39,40 @@
 //!    [`Available`], the proof that this CPU runs one;
 //! 5. `sponge`: the streaming sponge on a backend;
 //! 6. `core_api` ([`PavelorCore`]), then `hasher` ([`Pavelor`]);
-//! 7. `dynamic` ([`Algorithm`], [`DynHasher`]) and [`hazmat`] (the bare
-//!    permutation);
-//! 8. [`batch`].
+//! 7. `dynamic` ([`Algorithm`], [`DynHasher`]), [`hazmat`] (the bare
+//!    permutation) and `serialized` (saving a hasher mid-message, see
+//!    [Saved states](#saved-states));
+//! 8. [`batch`], and `io` (`std::io::Write` for the hashers, with the
+//!    `std` feature).
+//!
+//! ## Features
+//!
+//! * `std`: `std::io::Write` for [`Pavelor`] and [`DynHasher`], so that
+//!   `std::io::copy(&mut file, &mut hasher)` hashes a file. Without it the
+//!   crate is `no_std` and allocates nothing.
+//!
+//! ## Saved states
+//!
+//! The hashers implement RustCrypto's
+//! [`SerializableState`](digest::common::hazmat::SerializableState): a
+//! hash can be saved at any point of a message, a partial final byte
+//! included, and resumed later, in another process or on another backend.
+//! The serialized form is fixed and versioned (format 1, `336 + rate`
+//! bytes; the layout is in the source of `serialized.rs`). It is the whole
+//! sponge state plus the unabsorbed message bytes: **treat it as secret**
+//! as the message itself, and wipe it when done.
+//!
+//! ```
+//! use pavelor::Pavelor768;
+//! use pavelor::digest::common::hazmat::SerializableState;
+//!
+//! let mut h = Pavelor768::new();
+//! h.update(b"the first half, ");
+//! let saved = h.serialize();
+//! let mut resumed = Pavelor768::deserialize(&saved).expect("a state we wrote");
+//! resumed.update(b"and the second");
+//! assert_eq!(resumed.finalize(), Pavelor768::digest(b"the first half, and the second"));
+//! ```
 //!
 //! ## Round constants
 //!
@@ -80,8 +111,11 @@ mod hasher;
 
 mod dynamic;
 pub mod hazmat;
+mod serialized;
 
 pub mod batch;
+#[cfg(feature = "std")]
+mod io;
 
 pub use backend::Available;
 pub use backend_name::Backend;

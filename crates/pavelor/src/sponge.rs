@@ -38,6 +38,11 @@ impl Sponge {
         self.backend
     }
 
+    /// The permutation state (secret: for serializing a hasher only).
+    pub(crate) fn state(&self) -> &State {
+        &self.state
+    }
+
     /// Absorbs whole blocks; `blocks.len()` is a multiple of `V::RATE`.
     #[inline]
     pub(crate) fn absorb_blocks<V: Variant>(&mut self, blocks: &[u8]) {

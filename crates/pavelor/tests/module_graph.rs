@@ -20,8 +20,8 @@ const LAYERS: &[&[&str]] = &[
     &["sponge"],
     &["core_api"],
     &["hasher"],
-    &["dynamic", "hazmat"],
-    &["batch"],
+    &["dynamic", "hazmat", "serialized"],
+    &["batch", "io"],
 ];
 
 fn layer(m: &str) -> usize {

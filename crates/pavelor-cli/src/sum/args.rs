@@ -3,15 +3,20 @@
 use std::ffi::OsString;
 use std::num::NonZeroUsize;
 
+use super::lines::DigestText;
+
 #[derive(clap::Args)]
 #[command(after_help = "\
 With no FILE, or when FILE is -, read standard input.
 
-Output lines are 'HEX  NAME' (or 'Pavelor-NNN (NAME) = HEX' with --tag); a \
+Output lines are 'HEX  NAME' (or 'Pavelor-NNN (NAME) = HEX' with --tag; \
+base64 in place of HEX with --base64); a \
 name holding a backslash, a newline or a carriage return is escaped as GNU \
 sha512sum does it (the line starts with '\\'; '\\\\', '\\n', '\\r'), except \
 with --zero. With --check, each FILE is a list of such lines (tag lines \
-choose their own instance; plain lines use --algorithm). Exit status: 0 on \
+choose their own instance; plain lines use --algorithm), the digests in hex \
+or base64 alike. --raw writes the bare digest bytes of one input, for piping \
+into another program. Exit status: 0 on \
 success, 1 if an input could not be read or a check failed (or, with \
 --ignore-missing, no file was verified) or standard input/output is closed, \
 2 on a usage error.")]
@@ -26,6 +31,16 @@ pub struct SumArgs {
     /// Print BSD-style lines: 'Pavelor-512 (NAME) = HEX'.
     #[arg(long, conflicts_with = "check")]
     pub tag: bool,
+
+    /// Write digests in base64 (with padding), not hex, as GNU `cksum
+    /// --base64`. (--check reads either, without this option.)
+    #[arg(long, conflicts_with = "check")]
+    pub base64: bool,
+
+    /// Write only the digest's bytes, no line: for exactly one input
+    /// (FILE, standard input or --hex), as GNU `cksum --raw`.
+    #[arg(long, conflicts_with_all = ["check", "tag", "base64"])]
+    pub raw: bool,
 
     /// Read digests from the FILEs and check them.
     #[arg(short = 'c', long)]
@@ -67,7 +82,8 @@ pub struct SumArgs {
     pub warn: bool,
 
     /// Hash the message given as hex digits (MSB-first nibbles; an odd count
-    /// is allowed) and print the digest alone. '' is the empty message.
+    /// is allowed) and print the digest alone (--base64, --raw: spelled
+    /// so). '' is the empty message.
     #[arg(long, value_name = "HEX", conflicts_with_all = ["files", "check", "tag"])]
     pub hex: Option<String>,
 
@@ -81,4 +97,15 @@ pub struct SumArgs {
     /// of cores]. Output stays in argument (or line) order.
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     pub jobs: Option<NonZeroUsize>,
+}
+
+impl SumArgs {
+    /// How digests are spelled in lines.
+    pub(super) fn digest_text(&self) -> DigestText {
+        if self.base64 {
+            DigestText::Base64
+        } else {
+            DigestText::Hex
+        }
+    }
 }

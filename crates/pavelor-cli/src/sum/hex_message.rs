@@ -50,7 +50,13 @@ impl<W: Write> Ctx<W> {
             self.error(format_args!("--hex: {e}"))?;
             return Ok(false);
         }
-        write!(self.out, "{:x}", h.finalize())?;
+        let digest = h.finalize();
+        if args.raw {
+            self.out.write_all(&digest)?;
+            return Ok(true);
+        }
+        self.out
+            .write_all(args.digest_text().encode(&digest).as_bytes())?;
         self.out.write_all(if args.zero { b"\0" } else { b"\n" })?;
         Ok(true)
     }

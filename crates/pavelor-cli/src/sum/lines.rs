@@ -1,13 +1,65 @@
-//! The line format of `pavelor sum --check` files: parsing one line, GNU
-//! name escaping, and a line reader with bounded memory.
+//! The line format of `pavelor sum --check` files: the digest's two
+//! spellings (hex and base64), parsing one line, GNU name escaping, and a
+//! line reader with bounded memory.
 //!
-//! Self-contained on purpose (only `std`, `hex` and `pavelor::Algorithm`): the fuzz
+//! Self-contained on purpose (only `std`, `hex`, `base64` and
+//! `pavelor::Algorithm`): the fuzz
 //! target `fuzz/fuzz_targets/sums_line.rs` includes this very file with
 //! `#[path]`, so what is fuzzed is what the binary runs.
 
 use std::io::{self, BufRead, Write};
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use pavelor::Algorithm;
+
+/// How a digest is spelled in a line: lowercase hex digits (the default),
+/// or base64 with padding (`--base64`, as GNU `cksum --base64`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DigestText {
+    Hex,
+    Base64,
+}
+
+impl DigestText {
+    /// `digest` spelled this way.
+    pub(crate) fn encode(self, digest: &[u8]) -> String {
+        match self {
+            DigestText::Hex => hex::encode(digest),
+            DigestText::Base64 => BASE64.encode(digest),
+        }
+    }
+
+    /// The length of a spelled digest of `len` bytes.
+    fn encoded_len(self, len: usize) -> usize {
+        match self {
+            DigestText::Hex => 2 * len,
+            DigestText::Base64 => len.div_ceil(3) * 4,
+        }
+    }
+}
+
+/// The digest of `alg` that `text` spells, told apart by its length (an
+/// instance's hex and base64 lengths differ): hex in either case, or
+/// canonical padded base64 (any stray bit in the last character is
+/// refused). `None` for any other text.
+pub(crate) fn decode_digest(text: &[u8], alg: Algorithm) -> Option<Vec<u8>> {
+    let len = alg.output_len();
+    let digest = if text.len() == DigestText::Hex.encoded_len(len) {
+        hex::decode(text).ok()?
+    } else if text.len() == DigestText::Base64.encoded_len(len) {
+        BASE64.decode(text).ok()?
+    } else {
+        return None;
+    };
+    (digest.len() == len).then_some(digest)
+}
+
+/// A byte that can be part of a spelled digest (hex digits are base64
+/// characters too).
+fn is_digest_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=')
+}
 
 /// Longest line of a sums file that is looked at; longer lines are
 /// skipped (and count as improperly formatted) without being kept in memory.
@@ -73,9 +125,10 @@ pub(crate) struct Entry {
     pub(crate) name: Vec<u8>,
 }
 
-/// Parses one line of a sums file (without its line ending): `HEX  NAME`,
-/// `HEX *NAME` or `Pavelor-NNN (NAME) = HEX`, optionally escaped with a
-/// leading `\`. Plain lines are of instance `default`.
+/// Parses one line of a sums file (without its line ending): `DIGEST  NAME`,
+/// `DIGEST *NAME` or `Pavelor-NNN (NAME) = DIGEST`, optionally escaped with
+/// a leading `\`, the digest in hex or base64 ([`decode_digest`]). Plain
+/// lines are of instance `default`.
 pub(crate) fn parse_line(line: &[u8], default: Algorithm) -> Option<Entry> {
     let mut s = line;
     while let [b' ' | b'\t', rest @ ..] = s {
@@ -88,11 +141,11 @@ pub(crate) fn parse_line(line: &[u8], default: Algorithm) -> Option<Entry> {
         }
         _ => false,
     };
-    let (alg, hex, name) = match s.strip_prefix(b"Pavelor-") {
+    let (alg, text, name) = match s.strip_prefix(b"Pavelor-") {
         Some(tagged) => parse_tagged(tagged)?,
         None => parse_plain(s, default)?,
     };
-    let digest = hex::decode(hex).ok()?;
+    let digest = decode_digest(text, alg)?;
     let name = if escaped {
         unescape(name)?
     } else {
@@ -104,8 +157,8 @@ pub(crate) fn parse_line(line: &[u8], default: Algorithm) -> Option<Entry> {
     Some(Entry { alg, digest, name })
 }
 
-/// `NNN (NAME) = HEX` (the part after `Pavelor-`). The name is everything up
-/// to the last `)`, so names holding `)` work.
+/// `NNN (NAME) = DIGEST` (the part after `Pavelor-`). The name is
+/// everything up to the last `)`, so names holding `)` work.
 fn parse_tagged(s: &[u8]) -> Option<(Algorithm, &[u8], &[u8])> {
     let ndigits = s.iter().take_while(|b| b.is_ascii_digit()).count();
     let bits: u32 = std::str::from_utf8(&s[..ndigits]).ok()?.parse().ok()?;
@@ -115,19 +168,17 @@ fn parse_tagged(s: &[u8]) -> Option<(Algorithm, &[u8], &[u8])> {
     let close = s.iter().rposition(|&b| b == b')')?;
     let (name, rest) = (&s[..close], &s[close + 1..]);
     let rest = rest.strip_prefix(b" ").unwrap_or(rest).strip_prefix(b"=")?;
-    let hex = rest.strip_prefix(b" ").unwrap_or(rest);
-    (hex.len() == 2 * alg.output_len()).then_some((alg, hex, name))
+    let text = rest.strip_prefix(b" ").unwrap_or(rest);
+    Some((alg, text, name))
 }
 
-/// `HEX  NAME` or `HEX *NAME`, with exactly the hex digits of `alg`.
+/// `DIGEST  NAME` or `DIGEST *NAME`: the digest is the characters up to
+/// the first that cannot be in one.
 fn parse_plain(s: &[u8], alg: Algorithm) -> Option<(Algorithm, &[u8], &[u8])> {
-    let ndigits = s.iter().take_while(|b| b.is_ascii_hexdigit()).count();
-    if ndigits != 2 * alg.output_len() {
-        return None;
-    }
-    let (hex, rest) = s.split_at(ndigits);
+    let len = s.iter().take_while(|&&b| is_digest_char(b)).count();
+    let (text, rest) = s.split_at(len);
     match rest {
-        [b' ' | b'\t', b' ' | b'*', name @ ..] => Some((alg, hex, name)),
+        [b' ' | b'\t', b' ' | b'*', name @ ..] => Some((alg, text, name)),
         _ => None,
     }
 }
@@ -222,7 +273,12 @@ mod tests {
         assert!(parse_line(format!("{hex}  ").as_bytes(), A).is_none());
         assert!(parse_line(format!("{hex} f").as_bytes(), A).is_none());
         assert!(parse_line(format!("{hex}a  f").as_bytes(), A).is_none());
-        assert!(parse_line(format!("{hex}  f").as_bytes(), Algorithm::Pavelor768).is_none());
+        // 128 hex digits are also 128 base64 characters, the length of a
+        // Pavelor-768 digest: read with that instance, the line is one
+        // (whose check then fails), as base64 says.
+        let as_768 = parse_line(format!("{hex}  f").as_bytes(), Algorithm::Pavelor768);
+        assert_eq!(as_768.map(|e| e.digest.len()), Some(96));
+        assert!(parse_line(format!("{hex}  f").as_bytes(), Algorithm::Pavelor1024).is_none());
 
         let hex768 = "cd".repeat(96);
         let e = parse_line(format!("Pavelor-768 (a (b)) = {hex768}").as_bytes(), A);
@@ -241,6 +297,51 @@ mod tests {
         let e = parse_line(format!("\\{hex}  a\\\\b").as_bytes(), A);
         assert_eq!(e.map(|e| e.name), Some(b"a\\b".to_vec()));
         assert!(parse_line(b"\xff\xfe garbage", A).is_none());
+    }
+
+    #[test]
+    fn parses_base64_digests() {
+        // Pavelor-512: 64 bytes, 88 base64 characters ending in "==".
+        let digest: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(37) ^ 0xfb).collect();
+        let b64 = DigestText::Base64.encode(&digest);
+        assert_eq!(b64.len(), 88);
+        assert!(b64.ends_with("=="));
+        for line in [format!("{b64}  f"), format!("Pavelor-512 (f) = {b64}")] {
+            let e = parse_line(line.as_bytes(), A).map(|e| e.digest);
+            assert_eq!(e.as_deref(), Some(&digest[..]), "{line}");
+        }
+        // Pavelor-768 (96 bytes: 128 characters, no padding) and -1024
+        // (128 bytes: 172 characters, one '=').
+        for (alg, n, chars) in [
+            (Algorithm::Pavelor768, 96, 128),
+            (Algorithm::Pavelor1024, 128, 172),
+        ] {
+            let digest = vec![0xfe; n];
+            let b64 = DigestText::Base64.encode(&digest);
+            assert_eq!(b64.len(), chars);
+            let tagged = format!("{} (f) = {b64}", alg.name());
+            assert_eq!(parse_line(tagged.as_bytes(), A).map(|e| e.alg), Some(alg));
+            assert!(parse_line(format!("{b64}  f").as_bytes(), alg).is_some());
+            // A plain line is of --algorithm's instance only.
+            assert!(parse_line(format!("{b64}  f").as_bytes(), A).is_none());
+        }
+        // Malformed: a character short; a stray bit in the last character
+        // (it holds the byte's last 2 bits and 4 zero bits, so it is one of
+        // A, Q, g, w, and the next letter sets a zero bit); no padding; a
+        // bad character.
+        assert!(parse_line(format!("{}  f", &b64[1..]).as_bytes(), A).is_none());
+        let mut stray = b64.clone().into_bytes();
+        assert!(matches!(stray[85], b'A' | b'Q' | b'g' | b'w'));
+        stray[85] += 1;
+        stray.extend_from_slice(b"  f");
+        assert!(parse_line(&stray, A).is_none());
+        let unpadded = format!("{}xx  f", &b64[..86]);
+        assert!(parse_line(unpadded.as_bytes(), A).is_none());
+        let bad = format!("{}.==  f", &b64[..85]);
+        assert!(parse_line(bad.as_bytes(), A).is_none());
+        // Hex still works beside it, in either case.
+        let hex = DigestText::Hex.encode(&digest);
+        assert!(parse_line(format!("{}  f", hex.to_uppercase()).as_bytes(), A).is_some());
     }
 
     #[test]

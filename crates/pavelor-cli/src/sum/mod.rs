@@ -41,6 +41,15 @@ pub use args::SumArgs;
 /// Runs `pavelor sum`; `env_backend` is the parsed `$PAVELOR_BACKEND`, the
 /// choice when `--backend` is not given.
 pub fn run(args: &SumArgs, env_backend: Option<Backend>) -> ExitCode {
+    // Bare digests cannot be told apart: one input only (a usage error,
+    // before anything is read).
+    if args.raw && args.files.len() > 1 {
+        report(format_args!(
+            "--raw writes the digest of one input, but {} FILEs were given",
+            args.files.len()
+        ));
+        return ExitCode::from(2);
+    }
     let backend = match args.hash.backend.resolve(env_backend) {
         Ok(b) => b,
         Err(e) => {

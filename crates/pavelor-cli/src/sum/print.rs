@@ -1,4 +1,5 @@
-//! `pavelor sum [--tag] [FILE]...`: print the digest of each file.
+//! `pavelor sum [--tag] [--base64] [FILE]...`: print the digest of each
+//! file (`--raw`: the bytes of one file's digest, no line).
 
 use std::ffi::OsStr;
 use std::io::{self, Write};
@@ -49,7 +50,11 @@ impl<W: Write> Ctx<W> {
     ) -> io::Result<bool> {
         let alg = args.hash.algorithm;
         let digest = match digest {
-            Ok(d) => ::hex::encode(d),
+            Ok(d) if args.raw => {
+                self.out.write_all(&d)?;
+                return Ok(true);
+            }
+            Ok(d) => args.digest_text().encode(&d),
             Err(e) => {
                 self.error(format_args!("{}: {}", name.to_string_lossy(), io_msg(&e)))?;
                 return Ok(false);

@@ -47,11 +47,18 @@ pub trait Variant: sealed::Sealed + Copy + Default + core::fmt::Debug + 'static 
     const RATE: usize = <Self::BlockSize as Unsigned>::USIZE;
     /// Digest length `h` in bytes.
     const DIGEST: usize = <Self::OutputSize as Unsigned>::USIZE;
+    /// Length of a hasher's serialized state as a type-level number:
+    /// [`SERIALIZED_FIXED`] bytes, then the rate's buffer.
+    type SerializedStateSize: ArraySize;
 
     /// The initial state: `r`, `c`, `b`, `h` (in bits) as 128-bit big-endian
     /// integers in subblocks 0..4, zero elsewhere.
     const IV: State = iv(Self::RATE * 8, Self::DIGEST * 8);
 }
+
+/// The part of a serialized hasher state that every instance has: a
+/// 16-byte header and the permutation state (the rate's buffer follows).
+pub const SERIALIZED_FIXED: usize = 16 + STATE_BYTES;
 
 /// The initial state for rate `rate_bits` and digest `digest_bits`.
 const fn iv(rate_bits: usize, digest_bits: usize) -> State {
@@ -79,8 +86,14 @@ macro_rules! define_variants {
                 const NAME: &'static str = concat!("Pavelor-", $bits);
                 type BlockSize = digest::consts::$rate;
                 type OutputSize = digest::consts::$digest;
+                type SerializedStateSize =
+                    digest::typenum::Sum<digest::consts::$rate, digest::consts::U336>;
             }
             const _: () = assert!(<$ty as Variant>::DIGEST * 8 == $bits);
+            const _: () = assert!(
+                <<$ty as Variant>::SerializedStateSize as Unsigned>::USIZE
+                    == SERIALIZED_FIXED + <$ty as Variant>::RATE
+            );
         )*
 
         /// The digest lengths of the instances in bits (their names), in

@@ -163,6 +163,32 @@ pub fn numbers(alg: Algorithm) -> (usize, usize) {
     }
 }
 
+/// The initial state: r, c, b, h as 128-bit big-endian integers in
+/// subblocks 0..4.
+pub fn initial_state(alg: Algorithm) -> State {
+    let (r, h) = numbers(alg);
+    let mut s: State = [0; 320];
+    for (j, v) in [r, 2560 - r, 2560, h].into_iter().enumerate() {
+        s[16 * j..16 * j + 16].copy_from_slice(&(v as u128).to_be_bytes());
+    }
+    s
+}
+
+/// The state after absorbing `blocks`, whole rate blocks of bytes, without
+/// padding (what a streaming hasher holds before it finishes).
+pub fn state_after_blocks(alg: Algorithm, blocks: &[u8]) -> State {
+    let rate = numbers(alg).0 / 8;
+    assert_eq!(blocks.len() % rate, 0, "whole blocks only");
+    let mut s = initial_state(alg);
+    for block in blocks.chunks(rate) {
+        for (k, &b) in block.iter().enumerate() {
+            s[k] ^= b;
+        }
+        paff(&mut s);
+    }
+    s
+}
+
 /// Bit `k` of a byte string, MSB first.
 fn bit(bytes: &[u8], k: usize) -> u8 {
     (bytes[k / 8] >> (7 - k % 8)) & 1
@@ -178,11 +204,7 @@ pub fn hash_bits(alg: Algorithm, msg: &[u8], nbits: usize) -> Vec<u8> {
         bits.push(0);
     }
     bits.push(1);
-    // IV: r, c, b, h as 128-bit big-endian integers in subblocks 0..4.
-    let mut s: State = [0; 320];
-    for (j, v) in [r, 2560 - r, 2560, h].into_iter().enumerate() {
-        s[16 * j..16 * j + 16].copy_from_slice(&(v as u128).to_be_bytes());
-    }
+    let mut s = initial_state(alg);
     for block in bits.chunks(r) {
         for (k, &b) in block.iter().enumerate() {
             s[k / 8] ^= b << (7 - k % 8);
