@@ -48,12 +48,7 @@ impl<V: Variant> PavelorCore<V> {
     /// absorbed into `state` (a lane leaving the multi-lane hasher).
     #[inline]
     pub(crate) fn from_state(state: State, backend: Available) -> Self {
-        PavelorCore {
-            sponge: Sponge::from_state(state, backend),
-            tail: 0,
-            tail_bits: 0,
-            _variant: PhantomData,
-        }
+        Self::from_parts(state, 0, 0, backend)
     }
 
     /// A core continuing from `state` with the pending partial byte

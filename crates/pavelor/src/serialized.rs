@@ -104,13 +104,10 @@ impl<V: Variant> SerializableState for Pavelor<V> {
         if stray != 0 {
             return Err(DeserializeStateError);
         }
-        let mut state: State = Default::default();
-        for (sub, bytes) in state
-            .iter_mut()
-            .zip(serialized[AT_STATE..AT_BUFFER].chunks_exact(16))
-        {
-            sub.copy_from_slice(bytes);
-        }
+        let mut state = State::default();
+        state
+            .as_flattened_mut()
+            .copy_from_slice(&serialized[AT_STATE..AT_BUFFER]);
         let core = PavelorCore::from_parts(state, tail, tail_bits, Available::best());
         wipe(state.as_flattened_mut());
         let data = &serialized[AT_BUFFER..AT_BUFFER + buffered];

@@ -77,7 +77,7 @@ fn resuming_at_any_point_gives_the_digest_of_the_whole_message() {
 fn expected_layout<V: Variant>(alg: Algorithm, msg: &[u8], tail: Option<(u8, u8)>) -> Vec<u8> {
     let rate = V::RATE;
     let whole = msg.len() - msg.len() % rate;
-    let (tail_bits, tail_byte) = tail.map_or((0, 0), |(bits, byte)| (bits, byte));
+    let (tail_bits, tail_byte) = tail.unwrap_or((0, 0));
     let mut out = vec![0u8; 336 + rate];
     out[0] = 1;
     out[1] = (V::DIGEST * 8 / 256) as u8;

@@ -34,7 +34,8 @@ impl DigestText {
     fn encoded_len(self, len: usize) -> usize {
         match self {
             DigestText::Hex => 2 * len,
-            DigestText::Base64 => len.div_ceil(3) * 4,
+            // `None` only on overflow, which a digest length never reaches.
+            DigestText::Base64 => base64::encoded_len(len, true).unwrap_or(usize::MAX),
         }
     }
 }
