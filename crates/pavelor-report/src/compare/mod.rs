@@ -1,7 +1,7 @@
 //! `pavelor compare BASE NEW`: two report directories, each checked as
 //! `report --check` checks it, their figures paired by implementation,
 //! instance and length, and for each pair the ratio NEW/BASE of the mean
-//! time (or cycles) per call with its 95% interval ([`interval`]) and a
+//! time (or cycles) per call with its 95% interval ([`interval`](crate::interval)) and a
 //! verdict. What differs between the two runs (machine, counter, method,
 //! build, libraries) is named, never mixed silently.
 //!
