@@ -14,8 +14,8 @@
 //!
 //! Constant-time: `AESENC` has data-independent timing; message and state
 //! bytes only live in vector registers (the one-shot reads the last block
-//! with masked loads: no padding buffer), and the only branches are on
-//! public lengths.
+//! with masked loads that never reach past it: no padding buffer), and the
+//! only branches are on public lengths and addresses.
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
@@ -41,11 +41,38 @@ vector_128!(
 // functions (AVX-512 BW + VL enabled, proven by the token).
 impl Masked for Xmm {
     #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: SSE2 enabled in the calling kernel.
+        Xmm(unsafe { _mm_setzero_si128() })
+    }
+
+    #[inline(always)]
     unsafe fn load_partial(p: *const u8, len: usize) -> Self {
         let mask = ((1u32 << len.min(16)) - 1) as u16;
         // SAFETY: the caller guarantees `p .. p + len` readable; masked-off
         // bytes are not accessed (AVX-512 fault suppression).
         Xmm(unsafe { _mm_maskz_loadu_epi8(mask, p.cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn load_partial_ending_at(end: *const u8, len: usize) -> Self {
+        let shift = 16 - len;
+        let low = ((1u32 << len) - 1) as u16;
+        // SAFETY: the caller guarantees `end - len .. end` readable; the
+        // load's mask selects exactly those bytes (the top `len` of the 16
+        // that end at `end`), and masked-off bytes are not accessed. AVX-512
+        // BW + VL are enabled in the calling kernel.
+        unsafe {
+            let high = _mm_maskz_loadu_epi8(0xffffu16 << shift, end.wrapping_sub(16).cast());
+            // Byte `i` of the result is byte `i + shift` of `high` for
+            // `i < len` and zero above: an in-register shuffle by an index
+            // vector made from the (public) length.
+            let index = _mm_add_epi8(
+                _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                _mm_set1_epi8(shift as i8),
+            );
+            Xmm(_mm_maskz_shuffle_epi8(low, high, index))
+        }
     }
 
     #[inline(always)]
