@@ -10,6 +10,12 @@ use pavelor_report::bench::{self as in_process, BenchOp};
 use crate::terminal::{errln, outln};
 
 #[derive(Args)]
+#[command(
+    after_help = "Each figure: 3 warm-up calls, a calibration that is not counted (at least a \
+tenth of --seconds), then the timed calls in 8 blocks. At the end the first figure is measured \
+again, on a copy of its message that ends at a page boundary (the self-check); the last line says \
+whether the two agree, and a run whose figures drifted says so at the top too."
+)]
 pub struct BenchArgs {
     /// Print the results as JSON instead of tables.
     #[arg(long)]
@@ -72,7 +78,8 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         }
         ops.extend(lib_ops);
     }
-    let bar = crate::terminal::progress_bar((ops.len() * sizes.len()) as u64, "pavelor bench");
+    // Every figure, and the first one again at the end (the self-check).
+    let bar = crate::terminal::progress_bar((ops.len() * sizes.len() + 1) as u64, "pavelor bench");
     let result = in_process::run(
         &ops,
         &sizes,
@@ -85,6 +92,14 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     bar.finish_and_clear();
     crate::terminal::finish(match result {
         Ok(out) => {
+            if let Some(c) = out
+                .self_check
+                .as_ref()
+                .filter(|c| c.verdict == in_process::Verdict::Drift)
+                && args.json
+            {
+                errln!("bench: {}", c.line(out.unit));
+            }
             if args.json {
                 match serde_json::to_string_pretty(&out) {
                     Ok(j) => outln!("{j}").map(|()| done),

@@ -16,8 +16,12 @@
 //! * [`library`] — C `CryptHash` libraries: identity (read with [`elf`]),
 //!   gate, isolation ([`isolate`]); [`cabi`] is the binding.
 //!
-//! All of the evaluation's `unsafe` is here, in [`hw`] and [`cabi`] (each
-//! block with its `// SAFETY:` note); the other modules deny it.
+//! * [`page_end`] — a message whose end is a page boundary (the placement
+//!   `pavelor bench` checks its first figure on).
+//!
+//! All of the evaluation's `unsafe` is here, in [`hw`], [`cabi`] and
+//! [`page_end`] (each block with its `// SAFETY:` note); the other modules
+//! deny it.
 
 pub mod aes_probe;
 pub mod cabi;
@@ -31,6 +35,7 @@ pub mod iccs_helpers;
 pub mod isolate;
 pub mod library;
 pub mod ops;
+pub mod page_end;
 pub mod protocol;
 pub mod utc;
 pub mod worker;

@@ -65,9 +65,9 @@ pub(crate) trait Masked: Vector<1> {
 /// Masked-off bytes are not read, but where they fall in a page that is
 /// not present (mapped and never touched, or not mapped at all) the CPU
 /// takes a microcode assist for the load, and nothing ever makes the page
-/// present: every later call pays it again. Measured on an Intel Xeon KVM
-/// guest, Pavelor-512 at 32 B ran 2.9 times slower when the message ended
-/// just before such a page. So: no load at all past the message
+/// present: every later call pays it again (on an Intel Xeon KVM guest a
+/// 32 B Pavelor-512 message ending just before such a page costs 2.9 times
+/// as much when loaded that way). So: no load at all past the message
 /// (`len == 0`), and a partial subblock whose 16-byte span would cross into
 /// the next page is loaded as the 16 bytes that end at the message's end,
 /// which lie in the page of its first byte. Both branches depend only on

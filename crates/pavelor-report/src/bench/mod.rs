@@ -4,16 +4,30 @@
 //!
 //! This is the quick comparison for developers; the NICCS-method figures
 //! (separate processes, trials, evidence records) come from [`crate`].
-
-use std::hint::black_box;
+//!
+//! Every figure is taken by one rule ([`timing`]): warm-up calls, a
+//! calibration that is not counted, then the timed calls in
+//! [`timing::BLOCKS`] consecutive blocks. At the end of the run the first
+//! figure is measured again on a message placed at the end of its memory
+//! ([`self_check`]); when the two disagree by more than the run's own noise
+//! the output says so.
 
 use pavelor::{Algorithm, Available, Backend};
 use serde::Serialize;
 
 use pavelor_measure::aes_probe::{AesProbe, aes_probe, bound_per_call, probe_aes_with};
-use pavelor_measure::clock::{CounterKind, CycleCounter, monotonic_raw_ns};
-use pavelor_measure::ops::{Operation, Prepared};
+use pavelor_measure::clock::{CounterKind, CycleCounter};
+use pavelor_measure::ops::Operation;
+use pavelor_measure::page_end::PageEndMessage;
 use pavelor_measure::protocol::message;
+
+pub mod self_check;
+mod text;
+pub mod timing;
+
+pub use self_check::{SelfCheck, Verdict};
+pub use text::render_text;
+use timing::{Callable, Timed};
 
 /// Messages per call of the batched API.
 pub const BATCH: usize = 16;
@@ -119,6 +133,8 @@ pub struct Row {
     /// AESENC throughput) divided by the measured figure (1.0 = at the
     /// bound), for hardware-AES Pavelor rows.
     pub of_bound: Option<f64>,
+    /// Counter units per byte of each block of the timed calls, in order.
+    pub blocks_per_byte: Vec<f64>,
 }
 
 /// The whole run.
@@ -134,94 +150,65 @@ pub struct BenchOutput {
     pub aes_probe: Option<AesProbe>,
     /// The figures.
     pub rows: Vec<Row>,
+    /// The first figure measured again at the end of the run (absent for
+    /// a run of no figure).
+    pub self_check: Option<SelfCheck>,
 }
 
-enum Callable {
-    Single(Prepared),
-    Batch(Algorithm, Available, Vec<u8>),
-    Lib(
-        pavelor_measure::cabi::CLibrary,
-        i32,
-        pavelor_measure::cabi::GuardedDigest,
-    ),
-}
+impl BenchOp {
+    /// What one call of this op costs to set up: everything that can fail
+    /// is checked here, before any timing.
+    fn callable(&self) -> Result<Callable, String> {
+        Ok(match self {
+            BenchOp::Single(o) => Callable::Single(o.prepare().map_err(|e| e.to_string())?),
+            BenchOp::Batch(a, b) => Callable::Batch(
+                *a,
+                Available::resolve(Some(b.name())).map_err(|e| e.to_string())?,
+                vec![0u8; BATCH * a.output_len()],
+            ),
+            BenchOp::Lib { path, alg, .. } => Callable::Lib(
+                pavelor_measure::cabi::CLibrary::open(path)?,
+                alg.output_bits() as i32,
+                pavelor_measure::cabi::GuardedDigest::new(alg.output_len()),
+            ),
+        })
+    }
 
-impl Callable {
-    #[inline]
-    fn call(&mut self, msg: &[u8], out: &mut [u8; 128]) {
+    fn bytes_per_call(&self, size: usize) -> usize {
         match self {
-            Callable::Single(p) => p.hash(msg, out),
-            Callable::Batch(alg, backend, buf) => {
-                let inputs = [msg; BATCH];
-                let _ = pavelor::batch::hash_many_dyn_with(*alg, *backend, &inputs, buf);
-                black_box(&buf);
-            }
-            Callable::Lib(lib, bits, digest) => {
-                lib.hash(*bits, msg, 8 * msg.len() as u64, digest);
-                black_box(digest.digest());
-            }
+            BenchOp::Batch(..) => size * BATCH,
+            BenchOp::Single(_) | BenchOp::Lib { .. } => size,
         }
+    }
+
+    /// Times this op on `msg` for about `target_ns` by the rule of
+    /// [`timing`]. A library's first call is checked against the reference
+    /// digest, and a library that answers wrongly is not timed.
+    fn time(
+        &self,
+        msg: &[u8],
+        target_ns: u64,
+        counter: &mut CycleCounter,
+    ) -> Result<Timed, String> {
+        let mut callable = self.callable()?;
+        let mut out = [0u8; 128];
+        callable.call(msg, &mut out);
+        if let (Callable::Lib(_, _, digest), BenchOp::Lib { alg, name, .. }) = (&callable, self)
+            && (digest.overwritten() > 0
+                || digest.digest()
+                    != pavelor_measure::library::tasks::reference(*alg, msg, 8 * msg.len() as u64))
+        {
+            return Err(format!(
+                "library {name}: wrong digest or over-write at {} B; not timed",
+                msg.len()
+            ));
+        }
+        Ok(timing::time(&mut callable, msg, target_ns, counter))
     }
 }
 
-/// Times `op` at `size` for about `target_ns`; returns (calls, counter delta, ns).
-fn time_op(
-    op: &BenchOp,
-    size: usize,
-    target_ns: u64,
-    counter: &mut CycleCounter,
-) -> Result<(u64, u64, u64), String> {
-    let mut callable = match op {
-        BenchOp::Single(o) => Callable::Single(o.prepare().map_err(|e| e.to_string())?),
-        BenchOp::Batch(a, b) => Callable::Batch(
-            *a,
-            Available::resolve(Some(b.name())).map_err(|e| e.to_string())?,
-            vec![0u8; BATCH * a.output_len()],
-        ),
-        BenchOp::Lib { path, alg, .. } => Callable::Lib(
-            pavelor_measure::cabi::CLibrary::open(path)?,
-            alg.output_bits() as i32,
-            pavelor_measure::cabi::GuardedDigest::new(alg.output_len()),
-        ),
-    };
-    let msg = message(size);
-    let mut out = [0u8; 128];
-    callable.call(&msg, &mut out); // warm-up / calibration call
-    if let (Callable::Lib(_, _, digest), BenchOp::Lib { alg, name, .. }) = (&callable, op)
-        && (digest.overwritten() > 0
-            || digest.digest()
-                != pavelor_measure::library::tasks::reference(*alg, &msg, 8 * size as u64))
-    {
-        return Err(format!(
-            "library {name}: wrong digest or over-write at {size} B; not timed"
-        ));
-    }
-    let mut calls = 1u64;
-    let mut elapsed;
-    loop {
-        let t0 = monotonic_raw_ns();
-        for _ in 0..calls {
-            callable.call(black_box(&msg), &mut out);
-        }
-        elapsed = monotonic_raw_ns() - t0;
-        if elapsed >= target_ns / 10 || calls >= 1 << 30 {
-            break;
-        }
-        calls *= 2;
-    }
-    let calls = ((calls as f64) * target_ns as f64 / elapsed.max(1) as f64)
-        .ceil()
-        .max(1.0) as u64;
-    let (c0, t0) = (counter.read(), monotonic_raw_ns());
-    for _ in 0..calls {
-        callable.call(black_box(&msg), &mut out);
-        black_box(&out);
-    }
-    let (t1, c1) = (monotonic_raw_ns(), counter.read());
-    Ok((calls, c1.wrapping_sub(c0), t1 - t0))
-}
-
-/// Runs every op at every size. `progress` is told each step (name, size).
+/// Runs every op at every size, then measures the first figure again
+/// ([`self_check`]). `progress` is told each step (name, size).
 pub fn run(
     ops: &[BenchOp],
     sizes: &[usize],
@@ -231,16 +218,14 @@ pub fn run(
     let mut counter = CycleCounter::open(false);
     let probe = aes_probe(false).filter(|p| p.counter == counter.kind());
     let mut rows = Vec::new();
+    let mut first: Option<(&BenchOp, usize, Timed)> = None;
     for &size in sizes {
+        let msg = message(size);
         for op in ops {
             progress(&op.name(), size);
-            let (calls, cycles, ns) = time_op(op, size, target_ns, &mut counter)?;
-            let bytes_per_call = match op {
-                BenchOp::Batch(..) => size * BATCH,
-                BenchOp::Single(_) | BenchOp::Lib { .. } => size,
-            };
-            let total = (calls * bytes_per_call as u64) as f64;
-            let per_byte = cycles as f64 / total;
+            let timed = op.time(&msg, target_ns, &mut counter)?;
+            let bytes_per_call = op.bytes_per_call(size);
+            let per_byte = timed.per_byte(bytes_per_call);
             // The bound from an AES probe run right after the figure (same
             // moment: clock changes during the run cancel out).
             let mut fresh = |alg: pavelor::Algorithm| {
@@ -261,12 +246,16 @@ pub fn run(
                 name: op.name(),
                 size,
                 bytes_per_call,
-                calls,
+                calls: timed.calls(),
                 per_byte,
-                mb_per_s: total * 1e3 / ns.max(1) as f64,
+                mb_per_s: timed.mb_per_s(bytes_per_call),
                 vs_sha512: None,
                 of_bound: bound.map(|b| b / per_byte),
+                blocks_per_byte: timed.blocks_per_byte(bytes_per_call),
             });
+            if first.is_none() {
+                first = Some((op, size, timed));
+            }
         }
         let sha = rows
             .iter()
@@ -278,78 +267,50 @@ pub fn run(
             }
         }
     }
+    let self_check = match first {
+        Some((op, size, timed)) => {
+            progress(&format!("{} (self-check)", op.name()), size);
+            Some(measure_again(op, size, &timed, target_ns, &mut counter)?)
+        }
+        None => None,
+    };
     Ok(BenchOutput {
         counter: counter.kind(),
         unit: counter.kind().unit(),
         counter_note: counter.fallback_reason.clone(),
         aes_probe: probe,
         rows,
+        self_check,
     })
 }
 
-/// The human-readable table.
-pub fn render_text(b: &BenchOutput) -> String {
-    use std::fmt::Write as _;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "counter: {}{}",
-        b.unit,
-        b.counter_note
-            .as_ref()
-            .map_or(String::new(), |n| format!(" ({n})"))
-    );
-    if let Some(p) = &b.aes_probe {
-        let _ = writeln!(
-            s,
-            "{} at full throughput: {:.3} {} per 128-bit AES round ({} chains); single-message bound: {} (\"of bound\": against a probe run right after each figure)",
-            p.instruction_name(),
-            p.per_round,
-            b.unit,
-            p.chains,
-            Algorithm::ALL
-                .iter()
-                .map(|&a| format!("{a} {:.3}/B", p.bound_per_byte(a)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    let mut sizes: Vec<usize> = b.rows.iter().map(|r| r.size).collect();
-    sizes.dedup();
-    let width = b
-        .rows
-        .iter()
-        .map(|r| r.name.len())
-        .max()
-        .unwrap_or(10)
-        .max(10);
-    for size in sizes {
-        let _ = writeln!(s, "\nmessage length {size} B");
-        let _ = writeln!(
-            s,
-            "  {:<width$} {:>10} {:>12} {:>10} {:>9}",
-            "hash",
-            "MB/s",
-            format!("{}/B", short(b.unit)),
-            "vs SHA-512",
-            "of bound"
-        );
-        for r in b.rows.iter().filter(|r| r.size == size) {
-            let _ = writeln!(
-                s,
-                "  {:<width$} {:>10.1} {:>12.3} {:>10} {:>9}",
-                r.name,
-                r.mb_per_s,
-                r.per_byte,
-                r.vs_sha512.map_or("-".into(), |v| format!("{v:.2}x")),
-                r.of_bound
-                    .map_or("-".into(), |v| format!("{:.0}%", 100.0 * v))
-            );
-        }
-    }
-    s
-}
-
-fn short(unit: &str) -> &str {
-    unit.split_whitespace().next().unwrap_or(unit)
+/// The first figure again, on a copy of its message that ends at a page
+/// boundary before an untouched page ([`PageEndMessage`]), timed by the
+/// same rule.
+fn measure_again(
+    op: &BenchOp,
+    size: usize,
+    first: &Timed,
+    target_ns: u64,
+    counter: &mut CycleCounter,
+) -> Result<SelfCheck, String> {
+    let msg = message(size);
+    let bytes = op.bytes_per_call(size);
+    let (again, placement) = match PageEndMessage::new(&msg) {
+        Ok(placed) => (
+            op.time(placed.as_slice(), target_ns, counter)?,
+            self_check::Placement::PageEnd,
+        ),
+        Err(e) => (
+            op.time(&msg, target_ns, counter)?,
+            self_check::Placement::Heap { why: e },
+        ),
+    };
+    Ok(SelfCheck::new(
+        op.name(),
+        size,
+        placement,
+        &first.blocks_per_byte(bytes),
+        &again.blocks_per_byte(bytes),
+    ))
 }

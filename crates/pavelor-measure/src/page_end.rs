@@ -1,0 +1,108 @@
+//! A message placed at the end of its memory: its last byte is the last
+//! byte of a page, and the page after it is mapped but never touched.
+//!
+//! Where a message lies can change what hashing it costs. A kernel whose
+//! loads reach past the message's end (masked loads, whose masked-off bytes
+//! are never read, included) costs nothing extra while those bytes lie in
+//! a page the process has used, and a microcode assist per load when they
+//! lie in a page that is not present, on every call, since such a load
+//! never makes the page present. A heap buffer lies wherever the allocator
+//! put it, so which of the two a figure saw is luck. This placement makes
+//! it the second, on purpose: `pavelor bench` measures its first figure
+//! again on such a message, and a figure that depends on where its message
+//! lies then disagrees with itself.
+//!
+//! The page after the message is readable, so a plain over-read returns
+//! zeros instead of crashing the measuring process (and maps the page, so
+//! it costs only once).
+
+#![allow(unsafe_code)]
+
+use std::num::NonZeroUsize;
+use std::ptr::NonNull;
+
+use nix::sys::mman::{MapFlags, ProtFlags, mmap_anonymous, munmap};
+use nix::unistd::{SysconfVar, sysconf};
+
+/// A copy of a message whose end is a page boundary, followed by one
+/// mapped page that nothing has touched.
+pub struct PageEndMessage {
+    map: NonNull<u8>,
+    map_len: usize,
+    start: usize,
+    len: usize,
+}
+
+impl PageEndMessage {
+    /// Copies `msg` into a new private anonymous mapping so that it ends at
+    /// the start of the mapping's last page, which stays untouched.
+    pub fn new(msg: &[u8]) -> Result<Self, String> {
+        let page = sysconf(SysconfVar::PAGE_SIZE)
+            .ok()
+            .flatten()
+            .and_then(|p| usize::try_from(p).ok())
+            .filter(|p| p.is_power_of_two())
+            .ok_or("the page size is unknown")?;
+        let body = msg.len().div_ceil(page) * page;
+        let map_len = body + page;
+        let length = NonZeroUsize::new(map_len).ok_or("an empty mapping")?;
+        // SAFETY: a new private anonymous mapping at an address the kernel
+        // chooses: it aliases no Rust object.
+        let map = unsafe {
+            mmap_anonymous(
+                None,
+                length,
+                ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
+                MapFlags::MAP_PRIVATE,
+            )
+        }
+        .map_err(|e| format!("mmap of {map_len} bytes: {e}"))?
+        .cast::<u8>();
+        let start = body - msg.len();
+        // SAFETY: `start + msg.len() == body <= map_len`, inside the new
+        // mapping, which nothing else references; writing the message's
+        // bytes touches only the pages it occupies.
+        unsafe {
+            std::ptr::copy_nonoverlapping(msg.as_ptr(), map.as_ptr().add(start), msg.len());
+        }
+        Ok(PageEndMessage {
+            map,
+            map_len,
+            start,
+            len: msg.len(),
+        })
+    }
+
+    /// The message.
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: `start .. start + len` lies in the mapping, written in
+        // `new` and never written again; the mapping lives as long as `self`.
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr().add(self.start), self.len) }
+    }
+}
+
+impl Drop for PageEndMessage {
+    fn drop(&mut self) {
+        // SAFETY: the mapping `new` made, of `map_len` bytes, unmapped once;
+        // no slice of it outlives `self`.
+        let _ = unsafe { munmap(self.map.cast(), self.map_len) };
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests may fail loudly
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_message_ends_at_a_page_boundary_with_its_bytes_intact() {
+        let page = sysconf(SysconfVar::PAGE_SIZE).unwrap().unwrap() as usize;
+        for len in [0usize, 1, 31, 4096, 4097, 65536] {
+            let msg: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
+            let placed = PageEndMessage::new(&msg).unwrap();
+            assert_eq!(placed.as_slice(), &msg[..]);
+            let end = placed.as_slice().as_ptr() as usize + len;
+            assert_eq!(end % page, 0, "{len} B");
+        }
+    }
+}
