@@ -19,9 +19,8 @@
 //! * [`page_end`] — a message whose end is a page boundary (the placement
 //!   `pavelor bench` checks its first figure on).
 //!
-//! All of the evaluation's `unsafe` is here, in [`hw`], [`cabi`] and
-//! [`page_end`] (each block with its `// SAFETY:` note); the other modules
-//! deny it.
+//! All of the evaluation's `unsafe` is here, in [`hw`] and [`cabi`] (each
+//! block with its `// SAFETY:` note); the other modules deny it.
 
 pub mod aes_probe;
 pub mod cabi;

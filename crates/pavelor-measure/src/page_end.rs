@@ -16,21 +16,18 @@
 //! zeros instead of crashing the measuring process (and maps the page, so
 //! it costs only once).
 
-#![allow(unsafe_code)]
+#![forbid(unsafe_code)]
 
-use std::num::NonZeroUsize;
-use std::ptr::NonNull;
-
-use nix::sys::mman::{MapFlags, ProtFlags, mmap_anonymous, munmap};
+use memmap2::MmapMut;
 use nix::unistd::{SysconfVar, sysconf};
 
 /// A copy of a message whose end is a page boundary, followed by one
 /// mapped page that nothing has touched.
 pub struct PageEndMessage {
-    map: NonNull<u8>,
-    map_len: usize,
+    map: MmapMut,
+    /// The message is `map[start..end]`; `end` is the last page's offset.
     start: usize,
-    len: usize,
+    end: usize,
 }
 
 impl PageEndMessage {
@@ -44,48 +41,22 @@ impl PageEndMessage {
             .filter(|p| p.is_power_of_two())
             .ok_or("the page size is unknown")?;
         let body = msg.len().div_ceil(page) * page;
-        let map_len = body + page;
-        let length = NonZeroUsize::new(map_len).ok_or("an empty mapping")?;
-        // SAFETY: a new private anonymous mapping at an address the kernel
-        // chooses: it aliases no Rust object.
-        let map = unsafe {
-            mmap_anonymous(
-                None,
-                length,
-                ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
-                MapFlags::MAP_PRIVATE,
-            )
-        }
-        .map_err(|e| format!("mmap of {map_len} bytes: {e}"))?
-        .cast::<u8>();
+        // A new mapping starts at a page boundary, so offset `body` is one.
+        let mut map = MmapMut::map_anon(body + page)
+            .map_err(|e| format!("an anonymous mapping of {} bytes: {e}", body + page))?;
         let start = body - msg.len();
-        // SAFETY: `start + msg.len() == body <= map_len`, inside the new
-        // mapping, which nothing else references; writing the message's
-        // bytes touches only the pages it occupies.
-        unsafe {
-            std::ptr::copy_nonoverlapping(msg.as_ptr(), map.as_ptr().add(start), msg.len());
-        }
+        // Writing the message touches only the pages it occupies.
+        map[start..body].copy_from_slice(msg);
         Ok(PageEndMessage {
             map,
-            map_len,
             start,
-            len: msg.len(),
+            end: body,
         })
     }
 
     /// The message.
     pub fn as_slice(&self) -> &[u8] {
-        // SAFETY: `start .. start + len` lies in the mapping, written in
-        // `new` and never written again; the mapping lives as long as `self`.
-        unsafe { std::slice::from_raw_parts(self.map.as_ptr().add(self.start), self.len) }
-    }
-}
-
-impl Drop for PageEndMessage {
-    fn drop(&mut self) {
-        // SAFETY: the mapping `new` made, of `map_len` bytes, unmapped once;
-        // no slice of it outlives `self`.
-        let _ = unsafe { munmap(self.map.cast(), self.map_len) };
+        &self.map[self.start..self.end]
     }
 }
 
