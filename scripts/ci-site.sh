@@ -6,7 +6,9 @@
 # Chromium (installed here if missing), with screenshots saved next to the
 # pages and the rendered DOM checked (tables, charts, links, no network
 # request) by scripts/check-pages-in-browser.py; and the report printed to
-# PDF.
+# PDF. When PAVELOR_NICCS_DIR names the NICCS harness's data (.ci/run sets
+# it from ../shared/niccs), its published arm_1 dataset joins the site as a
+# third system, and its pages are checked the same way.
 #
 #   scripts/ci-site.sh [OUT]      # default OUT: target/ci-site
 set -euo pipefail
@@ -26,7 +28,20 @@ for id in x86_here arm_like; do
     ./target/release/pavelor report --quick --skip-2-33 --system-id "$id" --out "$out/run-$id" >/dev/null
     ./target/release/pavelor report --check "$out/run-$id" | tail -n 1
 done
-./target/release/pavelor site --out "$out/site" "$out/run-x86_here" "$out/run-arm_like"
+harness=()
+if [ -n "${PAVELOR_NICCS_DIR:-}" ] && [ -f "$PAVELOR_NICCS_DIR/arm_1/campaign.json" ]; then
+    harness=("$PAVELOR_NICCS_DIR/arm_1")
+    echo "ci-site: the NICCS harness's arm_1 dataset joins the site"
+else
+    echo "ci-site: no NICCS harness data (PAVELOR_NICCS_DIR): the site without a harness dataset; its pages NOT CHECKED"
+fi
+./target/release/pavelor site --out "$out/site" "$out/run-x86_here" "$out/run-arm_like" "${harness[@]}"
+if [ ${#harness[@]} -gt 0 ]; then
+    for want in "Qualcomm Oryon" "187.5 cycles/byte" "published by NICCS"; do
+        grep -q "$want" "$out/site/index.html" || { echo "ci-site: the index lacks '$want'" >&2; exit 1; }
+    done
+    grep -q '>187.5</td>' "$out/site/compare.html" || { echo "ci-site: compare.html lacks arm_1's 187.5" >&2; exit 1; }
+fi
 # The two runs side by side: compare pairs every figure (exit 0: no
 # --fail-above).
 ./target/release/pavelor compare --out "$out/compare" "$out/run-x86_here" "$out/run-arm_like" >"$out/compare.txt"

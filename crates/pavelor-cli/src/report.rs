@@ -92,17 +92,11 @@ fn parse_budget(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Whether `dir` is a harness dataset (it holds a `campaign.json`) rather
-/// than a report directory.
-fn is_harness_dataset(dir: &std::path::Path) -> bool {
-    dir.join("campaign.json").is_file()
-}
-
 /// `pavelor report --check DIR`: every dataset under `DIR/niccs/`, then the
 /// report's own records and files; or `DIR` itself when it is a harness
 /// dataset.
 fn check(dir: &std::path::Path) -> ExitCode {
-    if is_harness_dataset(dir) {
+    if report::harness_run::is_harness_dataset(dir) {
         return match pavelor_niccs::check(dir) {
             Ok(summary) => crate::terminal::finish(outln!("{summary}").map(|()| ExitCode::SUCCESS)),
             Err(problem) => {
@@ -137,7 +131,7 @@ fn check(dir: &std::path::Path) -> ExitCode {
 /// charts made again from its records, or a harness dataset's page on
 /// stdout.
 fn render(dir: &std::path::Path) -> ExitCode {
-    if is_harness_dataset(dir) {
+    if report::harness_run::is_harness_dataset(dir) {
         let page = pavelor_niccs::Dataset::load(dir).and_then(|ds| {
             let ctx = pavelor_niccs::PageContext::for_dataset(&ds)?;
             Ok(pavelor_niccs::render_page(&ds, &ctx))

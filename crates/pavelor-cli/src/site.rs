@@ -1,5 +1,5 @@
-//! `pavelor site`: report directories from several machines as one static
-//! site.
+//! `pavelor site`: report directories from several machines, and datasets
+//! the NICCS harness published, as one static site.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,7 +14,7 @@ pub struct SiteArgs {
     /// The site's directory: made, or replaced if an earlier `pavelor site` made it.
     #[arg(long, value_name = "SITE")]
     out: PathBuf,
-    /// Report directories (`pavelor report --out DIR`), one per system id; each is checked as `pavelor report --check` checks it, and a run that fails is refused.
+    /// Report directories (`pavelor report --out DIR`) or NICCS harness datasets (a directory holding campaign.json, like performance/data/arm_1 of ngcc-dev/ngcc-harness), one per system id; each is checked as `pavelor report --check` checks it, and one that fails is refused.
     #[arg(value_name = "RUN", required = true)]
     runs: Vec<PathBuf>,
 }

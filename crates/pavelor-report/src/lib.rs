@@ -27,7 +27,10 @@
 //!   drawn by [`svg_chart`]; [`html`] — `report.html`.
 //! * [`reload`] — a report directory read back from its records, rendered
 //!   again and compared with its files.
-//! * [`site`] — several report directories merged into one static site.
+//! * [`harness_run`] — a dataset the NICCS harness published, checked by its
+//!   validator's rules and read as a run beside ours.
+//! * [`site`] — several report directories (and harness datasets) merged
+//!   into one static site.
 //! * [`compare`](mod@compare) — two report directories' figures paired, with
 //!   the 95% interval of each ratio and a verdict (`pavelor compare`).
 //! * [`bench`](mod@bench) — `pavelor bench`: everything side by side in one process.
@@ -38,6 +41,7 @@ pub mod bench;
 pub mod charts;
 pub mod compare;
 pub mod config;
+pub mod harness_run;
 pub mod html;
 pub mod interval;
 pub mod job;

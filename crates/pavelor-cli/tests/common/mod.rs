@@ -151,3 +151,101 @@ pub fn gone_within(pid: i32, limit: Duration) -> bool {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Every `href="..."` and `src="..."` of an HTML text.
+fn links(html: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    for attr in ["href=\"", "src=\""] {
+        let mut rest = html;
+        while let Some(i) = rest.find(attr) {
+            rest = &rest[i + attr.len()..];
+            let end = rest.find('"').unwrap();
+            v.push(rest[..end].replace("&amp;", "&"));
+            rest = &rest[end..];
+        }
+    }
+    v
+}
+
+fn html_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            html_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "html") {
+            out.push(p);
+        }
+    }
+}
+
+/// The HTML pages of the site `site` (relative paths), after checking that
+/// every relative link of every page resolves (a fragment to an id of its
+/// page) and that no page loads anything from anywhere.
+pub fn site_pages_and_links_resolve(site: &Path) -> std::collections::BTreeSet<String> {
+    let mut pages = Vec::new();
+    html_files(site, &mut pages);
+    for page in &pages {
+        let html = fs::read_to_string(page).unwrap();
+        assert!(!html.contains("<script"), "{}", page.display());
+        for link in links(&html) {
+            if link.starts_with("https://") || link.starts_with("http://") {
+                assert!(
+                    !html.contains(&format!("src=\"{link}\"")),
+                    "{} loads {link}",
+                    page.display()
+                );
+                continue;
+            }
+            let (path, fragment) = link.split_once('#').unwrap_or((&link, ""));
+            let target = if path.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap().join(path)
+            };
+            assert!(target.exists(), "{}: broken link {link}", page.display());
+            if !fragment.is_empty() {
+                let text = fs::read_to_string(&target).unwrap();
+                assert!(
+                    text.contains(&format!("id=\"{fragment}\"")),
+                    "{}: no #{fragment}",
+                    page.display()
+                );
+            }
+        }
+    }
+    pages
+        .iter()
+        .map(|p| p.strip_prefix(site).unwrap().display().to_string())
+        .collect()
+}
+
+/// The NICCS harness's published arm_1 dataset, in the directory
+/// `PAVELOR_NICCS_DIR` names (`.ci/run` sets it from `../shared/niccs`;
+/// a user's clone has none). Without it, says `SKIPPED` on the real
+/// standard error (past libtest's capture) and returns `None`.
+pub fn harness_arm_1(test: &str) -> Option<PathBuf> {
+    use std::io::Write as _;
+    let dir = std::env::var_os("PAVELOR_NICCS_DIR").map(|d| PathBuf::from(d).join("arm_1"));
+    if let Some(d) = dir.filter(|d| d.join("campaign.json").is_file()) {
+        return Some(d);
+    }
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "SKIPPED {test}: no NICCS harness data (set PAVELOR_NICCS_DIR to a directory with arm_1/)"
+    );
+    None
+}
+
+/// A copy of the directory tree `from` at `to` (regular files only).
+pub fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! `pavelor compare BASE NEW`: two report directories, each checked as
 //! `report --check` checks it, their figures paired by implementation,
-//! instance and length, and for each pair the ratio NEW/BASE of the mean
+//! instance and length (or, with a dataset the NICCS harness published on
+//! either side, by instance and length: [`setups`]), and for each pair the ratio NEW/BASE of the mean
 //! time (or cycles) per call with its 95% interval ([`interval`](crate::interval)) and a
 //! verdict. What differs between the two runs (machine, counter, method,
 //! build, libraries) is named, never mixed silently.
@@ -9,6 +10,7 @@
 //! intervals, and JSON.
 
 pub mod render;
+pub mod setups;
 
 use std::path::Path;
 
@@ -17,8 +19,10 @@ use pavelor_measure::clock::CounterKind;
 use pavelor_measure::protocol::TrialResult;
 use serde::Serialize;
 
+use crate::harness_run::{HarnessRun, is_harness_dataset};
 use crate::interval::{NoInterval, RatioInterval, ratio_interval};
 use crate::reload::{Reloaded, check_run};
+use setups::Side;
 
 /// What the ratios are of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -136,6 +140,9 @@ pub struct Comparison {
     pub new: RunSummary,
     /// What the ratios are of.
     pub quantity: Quantity,
+    /// When the two sides are different setups (a harness dataset on
+    /// either side): what that means for the ratios. Shown first.
+    pub setups: Option<String>,
     /// How the two runs differ (machine, counter, method, build,
     /// libraries), one sentence each; empty when they agree.
     pub differences: Vec<String>,
@@ -147,24 +154,48 @@ pub struct Comparison {
     pub only_new: Vec<Unpaired>,
 }
 
-/// Reads and checks both directories and compares them. The error is one
-/// line naming the directory and its first problem.
+/// A directory read and checked: a report directory, or a harness dataset.
+enum Loaded {
+    Report(Box<Reloaded>),
+    Harness(Box<HarnessRun>),
+}
+
+impl Loaded {
+    fn side(&self) -> Side<'_> {
+        match self {
+            Loaded::Report(r) => Side::Report(r),
+            Loaded::Harness(h) => Side::Harness(h),
+        }
+    }
+}
+
+/// Reads and checks both directories (each a report directory or a harness
+/// dataset) and compares them. The error is one line naming the directory
+/// and its first problem.
 pub fn compare_dirs(base: &Path, new: &Path) -> Result<Comparison, String> {
     let load = |dir: &Path| {
-        check_run(dir).map(|c| c.run).map_err(|e| {
-            format!(
-                "{} is not a report directory that passes report --check: {e}",
-                dir.display()
-            )
-        })
+        if is_harness_dataset(dir) {
+            return HarnessRun::check(dir)
+                .map(|h| Loaded::Harness(Box::new(h)))
+                .map_err(|e| {
+                    format!("{} is not a harness dataset that passes the harness validator's rules: {e}", dir.display())
+                });
+        }
+        check_run(dir)
+            .map(|c| Loaded::Report(Box::new(c.run)))
+            .map_err(|e| {
+                format!(
+                    "{} is not a report directory that passes report --check: {e}",
+                    dir.display()
+                )
+            })
     };
     let (b, n) = (load(base)?, load(new)?);
-    Ok(compare(
-        &b,
-        &base.display().to_string(),
-        &n,
-        &new.display().to_string(),
-    ))
+    let (bd, nd) = (base.display().to_string(), new.display().to_string());
+    Ok(match (&b, &n) {
+        (Loaded::Report(b), Loaded::Report(n)) => compare(b, &bd, n, &nd),
+        _ => setups::compare(&b.side(), &bd, &n.side(), &nd),
+    })
 }
 
 fn counter_of(r: &Reloaded) -> CounterKind {
@@ -269,6 +300,7 @@ pub fn compare(b: &Reloaded, base_dir: &str, n: &Reloaded, new_dir: &str) -> Com
         base: summary(b, base_dir),
         new: summary(n, new_dir),
         quantity,
+        setups: None,
         differences: differences(b, n),
         pairs,
         only_base,

@@ -56,6 +56,9 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
         "- **NEW**: `{}`, started {}, {}, {}\n",
         c.new.dir, c.new.started, c.new.cpu, c.new.unit
     );
+    if let Some(setups) = &c.setups {
+        let _ = writeln!(s, "**{setups}**\n");
+    }
     if c.differences.is_empty() {
         let _ = writeln!(
             s,

@@ -1,95 +1,89 @@
 //! The cross-system page: each Pavelor instance at each message length on
-//! every system side by side (per byte, MB/s, × pseudoXOF), with a chart
-//! per instance of every system's line.
+//! every system side by side (per byte, MB/s, × pseudoXOF), each row with
+//! its implementation, counter and source, and a chart per instance of
+//! every system's line (a NICCS dataset's dashed).
 
 use std::fmt::Write as _;
 
 use pavelor::Algorithm;
 
 use crate::config::SIZES;
-use crate::niccs_dataset::NiccsSubject;
-use crate::rows::{Ctx, Row};
-use crate::sections::baselines::{size_name, times_xof};
+use crate::sections::baselines::size_name;
 use crate::svg_chart::{self, Series, Style};
 
 use super::System;
+use super::system::{Line, Source};
 
 /// The chart file of an instance on the cross-system page.
 pub fn chart_name(alg: Algorithm) -> String {
     format!("compare-{}.svg", alg.name().to_ascii_lowercase())
 }
 
-/// A system's row of `alg`: its NICCS subject's implementation.
-fn subject_row<'c, 'a>(sys: &System, ctx: &'c Ctx<'a>, alg: Algorithm) -> Option<&'c Row<'a>> {
-    let subject = NiccsSubject::of(&sys.run.config, sys.run.campaign.best_backend).ok()?;
-    ctx.rows.iter().find(|r| subject.is(r.subject, alg))
-}
-
-/// The y-axis unit of a chart of `systems`: their common unit, or both.
+/// The y-axis unit of a chart of `units`: their common unit, or all of
+/// them by name (each line's legend gives its own).
 fn common_unit(units: &[&'static str]) -> String {
     let mut u: Vec<&str> = units.to_vec();
+    u.sort_unstable();
     u.dedup();
-    if u.len() == 1 {
-        u[0].to_string()
-    } else {
-        "cycles or TSC ticks".to_string()
+    match u.as_slice() {
+        [one] => (*one).to_string(),
+        many => format!("{} (each line in its own)", many.join(" or ")),
     }
 }
 
 /// The page's Markdown and its charts (file name, SVG).
 pub fn page(systems: &[System]) -> (String, Vec<(String, String)>) {
-    let ctxs: Vec<Ctx<'_>> = systems
-        .iter()
-        .map(|s| Ctx::new(&s.run.config, &s.run.campaign))
-        .collect();
-    let units: Vec<&'static str> = ctxs.iter().map(|c| c.unit).collect();
     let mut s = String::from("[Performance measurements](index.html) › every system\n\n");
     let _ = writeln!(s, "# Pavelor on every system\n");
     let _ = writeln!(
         s,
-        "Each system's figures are those of its NICCS page (its run's subject), in the counter that run had: core cycles where the machine has a cycle counter, else TSC ticks, which are not cycles. Figures from different counters and machines compare the implementations only roughly; MB/s is wall time and compares directly. × pseudoXOF divides a figure by the same system's `pseudoXOF` of the same output width at the same message length.\n"
+        "Each system's figures are those of its NICCS page: a pavelor run's subject, or the records of a dataset the NICCS harness published (measured by the harness, not by pavelor). Each is in the counter its system had: core cycles where the machine has a cycle counter, else TSC ticks, which are not cycles. Figures from different counters, machines and implementations compare the setups, not the hash; MB/s is wall time and compares directly. × pseudoXOF divides a figure by the same system's `pseudoXOF` of the same output width at the same message length, where that system measured it.\n"
     );
     let _ = writeln!(
         s,
-        "| system | processor | counter | implementation |\n|---|---|---|---|"
+        "| system | processor | counter | implementation | source |\n|---|---|---|---|---|"
     );
-    for (sys, ctx) in systems.iter().zip(&ctxs) {
-        let subject = NiccsSubject::of(&sys.run.config, sys.run.campaign.best_backend)
-            .map(|n| n.describe())
-            .unwrap_or_else(|e| e);
+    for sys in systems {
+        let implementation = sys
+            .line(Algorithm::Pavelor512)
+            .map_or_else(|| "–".to_string(), |l| l.implementation);
         let _ = writeln!(
             s,
-            "| [{id}]({id}/index.html) | {} | {} | {subject} |",
-            sys.run.campaign.environment.cpu_model,
-            ctx.unit,
+            "| [{id}]({id}/index.html) | {} | {} | {implementation} | {} |",
+            sys.processor(),
+            sys.unit(),
+            sys.source().words(),
             id = sys.id
         );
     }
+    let units: Vec<&'static str> = systems.iter().map(System::unit).collect();
     let mut charts = Vec::new();
     for alg in Algorithm::ALL {
         let _ = writeln!(s, "\n## {alg}\n");
         let name = chart_name(alg);
-        // Each system's row of this instance, looked up once.
-        let rows: Vec<Option<&Row<'_>>> = systems
-            .iter()
-            .zip(&ctxs)
-            .map(|(sys, ctx)| subject_row(sys, ctx, alg))
-            .collect();
+        // Each system's line of this instance, made once.
+        let lines: Vec<Option<Line>> = systems.iter().map(|sys| sys.line(alg)).collect();
         let series: Vec<Series> = systems
             .iter()
-            .zip(&ctxs)
-            .zip(&rows)
-            .filter_map(|((sys, ctx), row)| {
-                let row = (*row)?;
-                let points: Vec<(f64, f64)> = row
-                    .measurements
+            .zip(&lines)
+            .filter_map(|(sys, line)| {
+                let line = line.as_ref()?;
+                let points: Vec<(f64, f64)> = line
+                    .points
                     .iter()
-                    .map(|m| (m.size as f64, m.cycles_per_byte()))
+                    .map(|p| (p.size as f64, p.per_byte))
                     .collect();
-                (!points.is_empty()).then(|| Series {
-                    label: format!("{} ({})", sys.id, ctx.unit),
+                let (label, style) = match line.source {
+                    Source::Pavelor => (format!("{} ({})", sys.id, line.unit), Style::Solid),
+                    Source::Niccs => (
+                        format!("{} ({}, {}, NICCS)", sys.id, line.unit, line.implementation),
+                        Style::Dashed,
+                    ),
+                };
+                (!points.is_empty()).then_some(Series {
+                    label,
                     points,
-                    style: Style::Solid,
+                    style,
                 })
             })
             .collect();
@@ -105,22 +99,24 @@ pub fn page(systems: &[System]) -> (String, Vec<(String, String)>) {
         charts.push((name, svg));
         let _ = writeln!(
             s,
-            "| message | system | per byte | unit | MB/s | × pseudoXOF |\n|---|---|---:|---|---:|---:|"
+            "| message | system | implementation | source | per byte | unit | MB/s | × pseudoXOF |\n|---|---|---|---|---:|---|---:|---:|"
         );
         for &n in &SIZES {
-            for ((sys, ctx), row) in systems.iter().zip(&ctxs).zip(&rows) {
-                let Some((row, m)) = row.and_then(|r| Some((r, r.at(n)?))) else {
+            for (sys, line) in systems.iter().zip(&lines) {
+                let Some((line, p)) = line.as_ref().and_then(|l| Some((l, l.at(n)?))) else {
                     continue;
                 };
-                let xof = times_xof(ctx, alg, row, n).map_or("–".into(), |r| format!("{r:.2}×"));
+                let xof = p.times_xof.map_or("–".into(), |r| format!("{r:.2}×"));
                 let _ = writeln!(
                     s,
-                    "| {} | {} | {:.2} | {} | {:.1} | {xof} |",
+                    "| {} | {} | {} | {} | {} | {} | {:.1} | {xof} |",
                     size_name(n),
                     sys.id,
-                    m.cycles_per_byte(),
-                    ctx.unit,
-                    m.mb_per_s()
+                    line.implementation,
+                    line.source.words(),
+                    super::index::per_byte(p.per_byte),
+                    line.unit,
+                    p.mb_per_s
                 );
             }
         }

@@ -1,5 +1,6 @@
-//! `pavelor site`: report directories from several machines merged into
-//! one static site, as the NICCS site presents the harness's runs.
+//! `pavelor site`: report directories from several machines, and datasets
+//! the NICCS harness published, merged into one static site, as the NICCS
+//! site presents the harness's runs.
 //!
 //! ```text
 //! SITE/index.html            the systems (the system selector)
@@ -11,8 +12,14 @@
 //! SITE/<id>/records/, niccs/ the run's evidence, which the pages link to
 //! ```
 //!
-//! Every run is checked as `pavelor report --check` checks it before
-//! anything is written; the site is made in a temporary directory beside
+//! A harness dataset (`performance/data/<system>/`, [`crate::harness_run`])
+//! gets the same folder without `report.html` and `records/`: its summary,
+//! the harness's `hash-22` page, its method, and the dataset itself under
+//! `niccs/<id>/`. Its figures are labelled as published by NICCS wherever
+//! they stand beside ours.
+//!
+//! Every run is checked as `pavelor report --check` checks it (a harness
+//! dataset by the harness validator's rules) before anything is written; the site is made in a temporary directory beside
 //! `SITE` and renamed into place, so a refused run leaves no partial site.
 //! Every page is self-contained HTML ([`crate::html`]) and every link is
 //! relative, so the site works from `file://` and from any web server.
@@ -20,27 +27,22 @@
 #![forbid(unsafe_code)]
 
 pub mod compare;
+mod harness_pages;
+pub mod index;
 pub mod pages;
+pub mod system;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use crate::harness_run::{HarnessRun, is_harness_dataset};
 use crate::html::{self, Page};
-use crate::reload::{Reloaded, check_run};
+use crate::reload::check_run;
+pub use system::{Kind, System};
 
 /// The file that marks a directory as a site this command made (and may
 /// replace).
 pub const MARKER: &str = ".pavelor-site";
-
-/// One run on the site.
-pub struct System {
-    /// The run's system id (`pavelor report --system-id`).
-    pub id: String,
-    /// The report directory.
-    pub dir: PathBuf,
-    /// The run, checked and read back.
-    pub run: Reloaded,
-}
 
 /// What [`build`] made.
 pub struct Built {
@@ -159,32 +161,56 @@ fn render_into(root: &Path, systems: &[System]) -> Result<Vec<String>, String> {
         ("Method", "method.html"),
         ("Full report", "report.html"),
     ]);
+    let harness_links = nav(&[
+        ("All systems", "../index.html"),
+        ("Every system", "../compare.html"),
+        ("Summary", "index.html"),
+        ("hash-22", pages::CANDIDATE_PAGE),
+        ("Method", "method.html"),
+    ]);
     for sys in systems {
         let dir = root.join(&sys.id);
-        write(
-            root,
-            &format!("{}/index.html", sys.id),
-            &page_html(&pages::summary(systems, sys), &[], &system_links),
-            &mut written,
-        )?;
-        write(
-            root,
-            &format!("{}/{}", sys.id, pages::CANDIDATE_PAGE),
-            &page_html(&pages::candidate(systems, sys), &[], &system_links),
-            &mut written,
-        )?;
-        write(
-            root,
-            &format!("{}/method.html", sys.id),
-            &page_html(&pages::method(systems, sys), &[], &system_links),
-            &mut written,
-        )?;
-        // The run's own page, byte for byte as its check found it.
-        std::fs::copy(sys.dir.join("report.html"), dir.join("report.html"))
-            .map_err(|e| format!("{}: {e}", sys.dir.join("report.html").display()))?;
-        written.push(format!("{}/report.html", sys.id));
-        copy_tree(&sys.dir.join("records"), &dir.join("records"))?;
-        copy_tree(&sys.dir.join("niccs"), &dir.join("niccs"))?;
+        let (summary, candidate, method) = match &sys.kind {
+            Kind::Report { run, .. } => (
+                pages::summary(systems, sys, run),
+                pages::candidate(systems, sys, run),
+                pages::method(systems, sys, run),
+            ),
+            Kind::Harness(h) => (
+                harness_pages::summary(systems, sys, h),
+                harness_pages::candidate(systems, sys, h)?,
+                harness_pages::method(systems, sys, h),
+            ),
+        };
+        let links = match sys.kind {
+            Kind::Report { .. } => &system_links,
+            Kind::Harness(_) => &harness_links,
+        };
+        for (file, markdown) in [
+            ("index.html", summary),
+            (pages::CANDIDATE_PAGE, candidate),
+            ("method.html", method),
+        ] {
+            write(
+                root,
+                &format!("{}/{file}", sys.id),
+                &page_html(&markdown, &[], links),
+                &mut written,
+            )?;
+        }
+        match &sys.kind {
+            Kind::Report { dir: run_dir, .. } => {
+                // The run's own page, byte for byte as its check found it.
+                std::fs::copy(run_dir.join("report.html"), dir.join("report.html"))
+                    .map_err(|e| format!("{}: {e}", run_dir.join("report.html").display()))?;
+                written.push(format!("{}/report.html", sys.id));
+                copy_tree(&run_dir.join("records"), &dir.join("records"))?;
+                copy_tree(&run_dir.join("niccs"), &dir.join("niccs"))?;
+            }
+            Kind::Harness(h) => {
+                copy_tree(&h.dir, &dir.join("niccs").join(&sys.id))?;
+            }
+        }
     }
     let (cmp, charts) = compare::page(systems);
     let inline: Vec<(String, String)> = charts
@@ -201,10 +227,15 @@ fn render_into(root: &Path, systems: &[System]) -> Result<Vec<String>, String> {
         &page_html(&cmp, &inline, &top),
         &mut written,
     )?;
+    let (index_md, index_chart) = index::page(systems);
     write(
         root,
         "index.html",
-        &page_html(&pages::index(systems), &[], &top),
+        &page_html(
+            &index_md,
+            &[(format!("./{}", index::CHART), index_chart)],
+            &top,
+        ),
         &mut written,
     )?;
     let ids: Vec<&str> = systems.iter().map(|s| s.id.as_str()).collect();
@@ -220,8 +251,9 @@ fn render_into(root: &Path, systems: &[System]) -> Result<Vec<String>, String> {
     Ok(written)
 }
 
-/// Checks every run and merges them into the site `out`. Each error is
-/// one line naming the run or file it is about.
+/// Checks every run (a report directory, or a harness dataset: a directory
+/// holding `campaign.json`) and merges them into the site `out`. Each error
+/// is one line naming the run or file it is about.
 pub fn build(out: &Path, runs: &[PathBuf]) -> Result<Built, String> {
     if runs.is_empty() {
         return Err("no run directory given".into());
@@ -230,22 +262,34 @@ pub fn build(out: &Path, runs: &[PathBuf]) -> Result<Built, String> {
     let mut systems: Vec<System> = Vec::new();
     let mut seen = BTreeSet::new();
     for dir in runs {
-        let checked = check_run(dir).map_err(|e| format!("refusing the run: {e}"))?;
-        let id = checked.run.config.system_id.clone();
-        if !seen.insert(id.clone()) {
+        let sys = if is_harness_dataset(dir) {
+            let h =
+                HarnessRun::check(dir).map_err(|e| format!("refusing the harness dataset: {e}"))?;
+            System {
+                id: h.system_id().to_string(),
+                kind: Kind::Harness(Box::new(h)),
+            }
+        } else {
+            let checked = check_run(dir).map_err(|e| format!("refusing the run: {e}"))?;
+            if !dir.join("report.html").is_file() {
+                return Err(format!("{}: no report.html", dir.display()));
+            }
+            System {
+                id: checked.run.config.system_id.clone(),
+                kind: Kind::Report {
+                    dir: dir.clone(),
+                    run: Box::new(checked.run),
+                },
+            }
+        };
+        if !seen.insert(sys.id.clone()) {
             return Err(format!(
-                "{}: system id '{id}' is already another run's; give each machine its own (pavelor report --system-id)",
-                dir.display()
+                "{}: system id '{}' is already another run's; give each machine its own (pavelor report --system-id)",
+                dir.display(),
+                sys.id
             ));
         }
-        if !dir.join("report.html").is_file() {
-            return Err(format!("{}: no report.html", dir.display()));
-        }
-        systems.push(System {
-            id,
-            dir: dir.clone(),
-            run: checked.run,
-        });
+        systems.push(sys);
     }
     let parent = target.parent().unwrap_or(Path::new("."));
     let name = target

@@ -1,6 +1,7 @@
-//! The Markdown of each page of a site: the index of systems, and per
-//! system its summary, its Pavelor page in the NICCS layout and its
-//! method. Every link is relative to the page that holds it.
+//! The Markdown of the pages of a pavelor run on a site: its summary, its
+//! Pavelor page in the NICCS layout and its method (a harness dataset's are
+//! in `harness_pages.rs`). Every link is relative to the page that holds
+//! it.
 
 use std::fmt::Write as _;
 
@@ -9,13 +10,14 @@ use crate::sections::{self, baselines};
 use pavelor_niccs as niccs;
 
 use super::System;
+use crate::reload::Reloaded;
 
 /// The candidate page's file in a system's folder.
 pub const CANDIDATE_PAGE: &str = "hash-22.html";
 
 /// The line above a system page's title: where the page is, and the same
 /// page on every other system (the NICCS site's breadcrumb).
-fn crumb(systems: &[System], this: &System, here: &str, page: &str) -> String {
+pub(super) fn crumb(systems: &[System], this: &System, here: &str, page: &str) -> String {
     let others: Vec<String> = systems
         .iter()
         .map(|s| {
@@ -35,9 +37,9 @@ fn crumb(systems: &[System], this: &System, here: &str, page: &str) -> String {
 
 /// The system's summary page (its `index.html`): the ICCS helpers and the
 /// Pavelor rows against `pseudoXOF`, as the harness's `summary_<system>`.
-pub fn summary(systems: &[System], this: &System) -> String {
-    let ctx = Ctx::new(&this.run.config, &this.run.campaign);
-    let e = &this.run.campaign.environment;
+pub fn summary(systems: &[System], this: &System, run: &Reloaded) -> String {
+    let ctx = Ctx::new(&run.config, &run.campaign);
+    let e = &run.campaign.environment;
     let mut s = crumb(systems, this, "summary", "index.html");
     let _ = writeln!(
         s,
@@ -48,7 +50,7 @@ pub fn summary(systems: &[System], this: &System) -> String {
     let _ = writeln!(
         s,
         "Measurements by `pavelor report` on one {} core, from {} to {}.\n",
-        e.cpu_model, this.run.campaign.started, this.run.campaign.finished
+        e.cpu_model, run.campaign.started, run.campaign.finished
     );
     let _ = writeln!(
         s,
@@ -61,15 +63,15 @@ pub fn summary(systems: &[System], this: &System) -> String {
 
 /// The system's Pavelor page, in the seed's layout: the NICCS page of the
 /// run's subject with links into the site.
-pub fn candidate(systems: &[System], this: &System) -> String {
-    let mut ctx = crate::page_context(&this.run.config, &this.run.campaign);
+pub fn candidate(systems: &[System], this: &System, run: &Reloaded) -> String {
+    let mut ctx = crate::page_context(&run.config, &run.campaign);
     ctx.summary_link = "index.html".into();
     ctx.method_link = "method.html".into();
     ctx.evidence_intro = format!(
         "Paths are relative to [`niccs/{}/`](niccs/{}/campaign.json) beside this page, the run's dataset in the NICCS harness's layout, checked by `pavelor report --check` before this site was made.",
         this.id, this.id
     );
-    let page = niccs::render_page(&this.run.dataset, &ctx);
+    let page = niccs::render_page(&run.dataset, &ctx);
     let mut s = crumb(systems, this, "`hash-22`", CANDIDATE_PAGE);
     s.push_str(&page);
     s
@@ -77,8 +79,7 @@ pub fn candidate(systems: &[System], this: &System) -> String {
 
 /// The system's method page: how its figures were measured, and the
 /// machine.
-pub fn method(systems: &[System], this: &System) -> String {
-    let run = &this.run;
+pub fn method(systems: &[System], this: &System, run: &Reloaded) -> String {
     let m = &run.config.method;
     let ctx = Ctx::new(&run.config, &run.campaign);
     let mut s = crumb(systems, this, "method", "method.html");
@@ -119,33 +120,5 @@ pub fn method(systems: &[System], this: &System) -> String {
         "## Machine",
         1,
     ));
-    s
-}
-
-/// The site's index: a table of the systems (the system selector) and the
-/// cross-system page.
-pub fn index(systems: &[System]) -> String {
-    let mut s = String::from("# Pavelor performance measurements\n\n");
-    let _ = writeln!(
-        s,
-        "Runs of `pavelor report` on {} system(s), each checked by `pavelor report --check` before it was put here. [Every system side by side](compare.html).\n",
-        systems.len()
-    );
-    let _ = writeln!(
-        s,
-        "| system | processor | counter | measured | pages |\n|---|---|---|---|---|"
-    );
-    for sys in systems {
-        let c = &sys.run.campaign;
-        let ctx = Ctx::new(&sys.run.config, c);
-        let _ = writeln!(
-            s,
-            "| [{id}]({id}/index.html) | {} | {} | {} | [summary]({id}/index.html) · [hash-22]({id}/{CANDIDATE_PAGE}) · [method]({id}/method.html) · [report]({id}/report.html) |",
-            c.environment.cpu_model,
-            ctx.unit,
-            c.started,
-            id = sys.id
-        );
-    }
     s
 }

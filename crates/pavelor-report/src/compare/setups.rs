@@ -1,0 +1,227 @@
+//! `pavelor compare` with a dataset the NICCS harness published on one side
+//! (or both): figures paired by instance and message length, a pavelor
+//! run's side being its NICCS subject (what its hash-22 page shows).
+//!
+//! Such a comparison is of two setups: the machines, the implementations
+//! and (often) the counters differ, so a ratio is a fact about the two
+//! setups, not about the hash, and the comparison says so first.
+
+use pavelor::Algorithm;
+use pavelor_measure::clock::CounterKind;
+
+use super::{Comparison, Figure, Pair, Quantity, RunSummary, Unpaired, per_call, verdict};
+use crate::harness_run::HarnessRun;
+use crate::interval::ratio_interval;
+use crate::niccs_dataset::NiccsSubject;
+use crate::reload::Reloaded;
+use crate::rows::Ctx;
+
+/// One side of a comparison.
+pub enum Side<'a> {
+    /// A pavelor report directory.
+    Report(&'a Reloaded),
+    /// A harness dataset.
+    Harness(&'a HarnessRun),
+}
+
+/// One figure of a side, by instance and length, with both quantities.
+struct SideFigure {
+    alg: Algorithm,
+    size: usize,
+    cycles: Vec<f64>,
+    seconds: Vec<f64>,
+    disturbed: bool,
+}
+
+impl Side<'_> {
+    fn cycle_counted(&self) -> bool {
+        match self {
+            Side::Report(r) => super::counter_of(r) == CounterKind::PerfCycles,
+            Side::Harness(_) => true,
+        }
+    }
+
+    fn unit(&self) -> String {
+        match self {
+            Side::Report(r) => r.campaign.unit().to_string(),
+            Side::Harness(_) => "cycles (the harness's hardware counter)".into(),
+        }
+    }
+
+    fn summary(&self, dir: &str) -> RunSummary {
+        match self {
+            Side::Report(r) => super::summary(r, dir),
+            Side::Harness(h) => RunSummary {
+                dir: dir.to_string(),
+                started: h.dates().0,
+                cpu: h.processor(),
+                unit: self.unit(),
+            },
+        }
+    }
+
+    /// The implementation of `alg`, with who measured it.
+    fn implementation(&self, alg: Algorithm) -> String {
+        match self {
+            Side::Report(r) => NiccsSubject::of(&r.config, r.campaign.best_backend)
+                .map_or_else(|e| e, |s| format!("{}, measured by pavelor", s.describe())),
+            Side::Harness(h) => format!(
+                "{}, published by NICCS (not measured by pavelor)",
+                h.implementations(alg).join(", ")
+            ),
+        }
+    }
+
+    fn machine(&self) -> String {
+        match self {
+            Side::Report(r) => {
+                let e = &r.campaign.environment;
+                format!("{} ({} logical CPUs)", e.cpu_model, e.logical_cpus)
+            }
+            Side::Harness(h) => match h.machine() {
+                Some(m) => format!("{} ({m})", h.processor()),
+                None => h.processor(),
+            },
+        }
+    }
+
+    fn figures(&self) -> Vec<SideFigure> {
+        match self {
+            Side::Report(r) => {
+                let ctx = Ctx::new(&r.config, &r.campaign);
+                let Ok(subject) = NiccsSubject::of(&r.config, r.campaign.best_backend) else {
+                    return Vec::new();
+                };
+                let mut v = Vec::new();
+                for alg in Algorithm::ALL {
+                    let Some(row) = ctx.rows.iter().find(|row| subject.is(row.subject, alg)) else {
+                        continue;
+                    };
+                    for m in &row.measurements {
+                        v.push(SideFigure {
+                            alg,
+                            size: m.size,
+                            cycles: m
+                                .trials
+                                .iter()
+                                .map(|t| per_call(t, Quantity::Cycles))
+                                .collect(),
+                            seconds: m
+                                .trials
+                                .iter()
+                                .map(|t| per_call(t, Quantity::Time))
+                                .collect(),
+                            disturbed: m.trials.iter().any(|t| t.disturbed.is_some()),
+                        });
+                    }
+                }
+                v
+            }
+            Side::Harness(h) => h
+                .figures
+                .iter()
+                .map(|f| SideFigure {
+                    alg: f.alg,
+                    size: f.size,
+                    cycles: f.trial_cycles.clone(),
+                    seconds: f.trial_seconds.clone(),
+                    disturbed: false,
+                })
+                .collect(),
+        }
+    }
+}
+
+fn figure(f: &SideFigure, q: Quantity) -> Figure {
+    let trials = match q {
+        Quantity::Cycles => f.cycles.clone(),
+        Quantity::Time => f.seconds.clone(),
+    };
+    Figure {
+        mean: trials.iter().sum::<f64>() / trials.len().max(1) as f64,
+        trials,
+        disturbed: f.disturbed,
+    }
+}
+
+/// Compares two sides, at least one of them a harness dataset.
+pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Comparison {
+    let quantity = if b.cycle_counted() && n.cycle_counted() {
+        Quantity::Cycles
+    } else {
+        Quantity::Time
+    };
+    let (fb, fnew) = (b.figures(), n.figures());
+    let key = |f: &SideFigure| (f.alg, f.size);
+    let name = |alg: Algorithm| format!("{alg}");
+    let mut pairs = Vec::new();
+    let mut only_base = Vec::new();
+    for x in &fb {
+        match fnew.iter().find(|y| key(y) == key(x)) {
+            Some(y) => {
+                let (base, new) = (figure(x, quantity), figure(y, quantity));
+                let i = ratio_interval(&base.trials, &new.trials);
+                pairs.push(Pair {
+                    op: name(x.alg),
+                    name: name(x.alg),
+                    size: x.size,
+                    verdict: verdict(&i),
+                    interval: i.ok(),
+                    base,
+                    new,
+                });
+            }
+            None => only_base.push(Unpaired {
+                op: name(x.alg),
+                name: name(x.alg),
+                size: x.size,
+            }),
+        }
+    }
+    let only_new = fnew
+        .iter()
+        .filter(|y| !fb.iter().any(|x| key(x) == key(y)))
+        .map(|y| Unpaired {
+            op: name(y.alg),
+            name: name(y.alg),
+            size: y.size,
+        })
+        .collect();
+    let mut differences = Vec::new();
+    let mut differ = |what: &str, bx: String, nx: String| {
+        if bx != nx {
+            differences.push(format!("{what}: BASE {bx}; NEW {nx}"));
+        }
+    };
+    differ("machine", b.machine(), n.machine());
+    differ(
+        "implementation",
+        b.implementation(Algorithm::Pavelor512),
+        n.implementation(Algorithm::Pavelor512),
+    );
+    differ("counter", b.unit(), n.unit());
+    let setups = Some(format!(
+        "These are two different setups, not two builds on one machine: the machines and the implementations differ{}. Each ratio is a fact about these two setups, not about the hash. It is of the mean {}{}.",
+        if b.unit() == n.unit() {
+            ""
+        } else {
+            ", and so do the counters"
+        },
+        quantity.label(),
+        if quantity == Quantity::Time {
+            " (wall time, since the two sides do not both count cycles)"
+        } else {
+            ""
+        }
+    ));
+    Comparison {
+        base: b.summary(base_dir),
+        new: n.summary(new_dir),
+        quantity,
+        setups,
+        differences,
+        pairs,
+        only_base,
+        only_new,
+    }
+}

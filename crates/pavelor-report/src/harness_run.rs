@@ -1,0 +1,199 @@
+//! A dataset the NICCS harness published (`performance/data/<system>/` of
+//! `ngcc-dev/ngcc-harness`), read as a run beside pavelor's own: what
+//! `pavelor site` and `pavelor compare` put next to a report directory.
+//!
+//! It is checked by the harness validator's rules first, as `pavelor
+//! report --check` checks it, so every figure here is one the harness's own
+//! tools accept. Its figures are the harness's: the `hash-22` records'
+//! mean cycles per call (the harness reads a hardware cycle counter), their
+//! trials, and MB/s of wall time. Nothing in it was measured by pavelor,
+//! and everything that shows it says so.
+
+use std::path::{Path, PathBuf};
+
+use pavelor::Algorithm;
+use pavelor_niccs::{self as niccs, Dataset, Json, PageContext, Record};
+
+/// The candidate whose records are read.
+const CANDIDATE: &str = "hash-22";
+
+/// Whether `dir` is a harness dataset (it holds a `campaign.json`) rather
+/// than a report directory (whose datasets are one level down, under
+/// `niccs/`).
+pub fn is_harness_dataset(dir: &Path) -> bool {
+    dir.join("campaign.json").is_file()
+}
+
+/// One `hash-22` figure of the dataset.
+#[derive(Clone, Debug)]
+pub struct HarnessFigure {
+    /// The instance.
+    pub alg: Algorithm,
+    /// Message length, bytes.
+    pub size: usize,
+    /// The implementation's variant, as the record names it (`reference`).
+    pub variant: String,
+    /// Mean cycles per call over the timed calls.
+    pub mean_cycles: f64,
+    /// 10^6 bytes per second of wall time.
+    pub mb_per_s: f64,
+    /// Each trial's cycles per call.
+    pub trial_cycles: Vec<f64>,
+    /// Each trial's seconds per call.
+    pub trial_seconds: Vec<f64>,
+}
+
+impl HarnessFigure {
+    /// Cycles per message byte.
+    pub fn cycles_per_byte(&self) -> f64 {
+        self.mean_cycles / self.size as f64
+    }
+
+    /// The implementation in words: "the reference C" for the harness's
+    /// `reference` variant, else the variant's name.
+    pub fn implementation(&self) -> String {
+        implementation_words(&self.variant)
+    }
+}
+
+/// The harness's variant name in words.
+pub fn implementation_words(variant: &str) -> String {
+    match variant {
+        "reference" => "the reference C".to_string(),
+        "optimized" => "the optimized C".to_string(),
+        other => format!("the {other} C"),
+    }
+}
+
+/// A checked harness dataset.
+pub struct HarnessRun {
+    /// The directory read.
+    pub dir: PathBuf,
+    /// The dataset.
+    pub dataset: Dataset,
+    /// The validator's summary line.
+    pub summary: String,
+    /// Its `hash-22` figures, by instance then length.
+    pub figures: Vec<HarnessFigure>,
+}
+
+impl HarnessRun {
+    /// Checks `dir` by the harness validator's rules and reads it. The error
+    /// is one line naming the directory and the first problem.
+    pub fn check(dir: &Path) -> Result<HarnessRun, String> {
+        let summary = niccs::check(dir).map_err(|p| format!("{}: {p}", dir.display()))?;
+        let dataset = Dataset::load(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut figures = Vec::new();
+        for (path, rec) in &dataset.records {
+            if rec.candidate != CANDIDATE || rec.operation != "hash" || rec.status != "complete" {
+                continue;
+            }
+            figures.push(figure(rec).map_err(|e| format!("{}: {path}: {e}", dir.display()))?);
+        }
+        figures.sort_by_key(|f| (f.alg.output_bits(), f.size));
+        if figures.is_empty() {
+            return Err(format!(
+                "{}: no complete {CANDIDATE} hash record: nothing of Pavelor to show",
+                dir.display()
+            ));
+        }
+        Ok(HarnessRun {
+            dir: dir.to_path_buf(),
+            dataset,
+            summary: summary.to_string(),
+            figures,
+        })
+    }
+
+    /// The system id (`campaign.json`).
+    pub fn system_id(&self) -> &str {
+        &self.dataset.campaign.system_id
+    }
+
+    fn environment(&self, key: &str) -> Option<&str> {
+        self.dataset
+            .campaign
+            .environment_at_start
+            .as_ref()
+            .and_then(|e| e.get(key))
+            .and_then(Json::as_str)
+    }
+
+    /// The processor (`environment_at_start.cpu_model`).
+    pub fn processor(&self) -> String {
+        self.environment("cpu_model")
+            .unwrap_or("(not recorded)")
+            .to_string()
+    }
+
+    /// The machine (`environment_at_start.machine`), if recorded.
+    pub fn machine(&self) -> Option<&str> {
+        self.environment("machine")
+    }
+
+    /// The campaign's start and end, UTC, as `campaign.json` has them.
+    pub fn dates(&self) -> (String, String) {
+        let c = &self.dataset.campaign;
+        (
+            c.started_utc.clone(),
+            c.ended_utc
+                .clone()
+                .unwrap_or_else(|| "(not recorded)".into()),
+        )
+    }
+
+    /// The figure of `alg` at `size`, if the dataset has one.
+    pub fn figure(&self, alg: Algorithm, size: usize) -> Option<&HarnessFigure> {
+        self.figures.iter().find(|f| f.alg == alg && f.size == size)
+    }
+
+    /// The dataset's implementations of `alg`, in words, each once.
+    pub fn implementations(&self, alg: Algorithm) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .figures
+            .iter()
+            .filter(|f| f.alg == alg)
+            .map(HarnessFigure::implementation)
+            .collect();
+        v.dedup();
+        v
+    }
+
+    /// The harness's `hash-22` page for this dataset, as `pavelor report
+    /// --render` prints it, with the summary and method links pointing to
+    /// `summary` and `method` and the evidence intro `evidence`.
+    pub fn page(&self, summary: &str, method: &str, evidence: &str) -> Result<String, String> {
+        let mut ctx = PageContext::for_dataset(&self.dataset)
+            .map_err(|e| format!("{}: {e}", self.dir.display()))?;
+        ctx.summary_link = summary.to_string();
+        ctx.method_link = method.to_string();
+        ctx.evidence_intro = evidence.to_string();
+        Ok(niccs::render_page(&self.dataset, &ctx))
+    }
+}
+
+fn figure(rec: &Record) -> Result<HarnessFigure, String> {
+    let label = rec.instance.as_deref().unwrap_or(&rec.label);
+    let alg: Algorithm = label
+        .parse()
+        .map_err(|_| format!("instance {label:?} is no Pavelor instance"))?;
+    let size = usize::try_from(rec.input_bytes).map_err(|e| e.to_string())?;
+    let trials = rec.trials.as_deref().unwrap_or_default();
+    let per_call = |f: &dyn Fn(&niccs::Trial) -> f64| -> Vec<f64> {
+        trials
+            .iter()
+            .map(|t| f(t) / t.measurements.max(1) as f64)
+            .collect()
+    };
+    Ok(HarnessFigure {
+        alg,
+        size,
+        variant: rec.variant.clone(),
+        mean_cycles: rec.mean_cycles.ok_or("no mean_cycles")?,
+        mb_per_s: rec
+            .throughput_mb_per_second
+            .ok_or("no throughput_MB_per_second")?,
+        trial_cycles: per_call(&|t| t.cycles as f64),
+        trial_seconds: per_call(&|t| t.seconds),
+    })
+}

@@ -1,0 +1,158 @@
+//! The pages of a harness dataset on a site: its summary, the harness's
+//! `hash-22` page and its method. Each says that NICCS published the
+//! figures and pavelor did not measure them.
+
+use std::fmt::Write as _;
+
+use pavelor::Algorithm;
+use pavelor_niccs::{Json, architecture_wording};
+
+use super::System;
+use super::pages::{CANDIDATE_PAGE, crumb};
+use super::system::{HARNESS_UNIT, Source};
+use crate::harness_run::HarnessRun;
+use crate::sections::baselines::size_name;
+
+/// The harness's repository, where the dataset is published.
+const HARNESS: &str = "`ngcc-dev/ngcc-harness`";
+
+fn provenance(h: &HarnessRun, id: &str) -> String {
+    format!(
+        "**{}.** This is the NICCS harness's dataset `performance/data/{id}/` from {HARNESS}, checked by the harness validator's rules (as `pavelor report --check` checks it: {}) before it was put here, and shown as published. The dataset itself is [`niccs/{id}/`](niccs/{id}/campaign.json) beside this page.",
+        capitalised(Source::Niccs.words()),
+        h.summary
+    )
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+}
+
+/// The dataset's summary page (its `index.html`): where it comes from and
+/// each instance's figures.
+pub fn summary(systems: &[System], this: &System, h: &HarnessRun) -> String {
+    let mut s = crumb(systems, this, "summary", "index.html");
+    let arch = h
+        .dataset
+        .campaign
+        .environment_at_start
+        .as_ref()
+        .and_then(|e| e.get("architecture"))
+        .and_then(Json::as_str)
+        .map_or("", architecture_wording);
+    let _ = writeln!(s, "# Performance — {arch}, system {}\n", this.id);
+    let (start, end) = h.dates();
+    let _ = writeln!(s, "{}\n", provenance(h, &this.id));
+    let _ = writeln!(
+        s,
+        "- **Processor:** {}{}, from {start} to {end}.\n- **Counter:** {HARNESS_UNIT} (the harness reads a hardware cycle counter); every figure is a mean per call over trials of one process each.\n- **Pages:** [hash-22 Pavelor]({CANDIDATE_PAGE}), the harness's page · [method and machine](method.html) · [every system side by side](../compare.html).",
+        h.processor(),
+        h.machine().map_or(String::new(), |m| format!(" ({m})")),
+    );
+    for alg in Algorithm::ALL {
+        let figures: Vec<_> = h.figures.iter().filter(|f| f.alg == alg).collect();
+        if figures.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "\n## {alg}\n\nImplementation: {}.\n",
+            h.implementations(alg).join(", ")
+        );
+        let _ = writeln!(
+            s,
+            "| message | {HARNESS_UNIT}/byte | MB/s | variant |\n|---|---:|---:|---|"
+        );
+        for f in figures {
+            let _ = writeln!(
+                s,
+                "| {} | {:.1} | {:.1} | `{}` |",
+                size_name(f.size),
+                f.cycles_per_byte(),
+                f.mb_per_s,
+                f.variant
+            );
+        }
+    }
+    s
+}
+
+/// The harness's `hash-22` page for the dataset, as `pavelor report
+/// --render` prints it, with its summary and method links pointing into
+/// the site.
+pub fn candidate(systems: &[System], this: &System, h: &HarnessRun) -> Result<String, String> {
+    let evidence = format!(
+        "Paths are relative to [`niccs/{id}/`](niccs/{id}/campaign.json) beside this page: the NICCS harness's dataset `performance/data/{id}/` from {HARNESS}, as published, checked by the harness validator's rules before this site was made.",
+        id = this.id
+    );
+    let page = h.page("index.html", "method.html", &evidence)?;
+    let mut s = crumb(systems, this, "`hash-22`", CANDIDATE_PAGE);
+    let _ = writeln!(s, "{}\n", provenance(h, &this.id));
+    s.push_str(&page);
+    Ok(s)
+}
+
+/// The dataset's method page: the harness's planning, its host checks and
+/// the machine, from `campaign.json`.
+pub fn method(systems: &[System], this: &System, h: &HarnessRun) -> String {
+    let c = &h.dataset.campaign;
+    let mut s = crumb(systems, this, "method", "method.html");
+    let _ = writeln!(s, "# Method and machine — system {}\n", this.id);
+    let _ = writeln!(s, "{}\n", provenance(h, &this.id));
+    let _ = writeln!(
+        s,
+        "The harness times one-shot hashes of its driver's message (byte i = (131 i + n) mod 256) between two reads of the hardware cycle counter, in worker processes of their own pinned to one CPU, with warm-up calls first; pavelor's `report` follows the same method. The campaign's planning:\n"
+    );
+    let _ = writeln!(s, "| setting | value |\n|---|---|");
+    if let Some(p) = &c.planning {
+        let _ = writeln!(s, "| trials per figure | {} |", p.trials);
+        let _ = writeln!(s, "| target time of a trial | {} s |", p.trial_target_s);
+        let _ = writeln!(s, "| timed calls per figure, at least | {} |", p.min_total);
+        let _ = writeln!(
+            s,
+            "| calls per trial, at most | {} |",
+            p.max_iters_per_trial
+        );
+        let _ = writeln!(s, "| time per operation, at most | {} s |", p.op_budget_s);
+    }
+    let _ = writeln!(s, "| counter | {HARNESS_UNIT} |");
+    if let Some(n) = c.shards {
+        let _ = writeln!(s, "| shards | {n} |");
+    }
+    if let Some(a) = &c.harness_additions {
+        let _ = writeln!(s, "| flags the harness adds | `{a}` |");
+    }
+    let _ = writeln!(
+        s,
+        "| started / ended (UTC) | {} / {} |",
+        h.dates().0,
+        h.dates().1
+    );
+    if let Some(checks) = &c.host_checks {
+        let _ = writeln!(
+            s,
+            "\n## Host checks\n\n| phase | CPU | UTC | problems |\n|---|---:|---|---|"
+        );
+        for hc in checks {
+            let problems = if hc.problems.is_empty() {
+                "none".to_string()
+            } else {
+                hc.problems.join("; ")
+            };
+            let _ = writeln!(s, "| {} | {} | {} | {problems} |", hc.phase, hc.cpu, hc.utc);
+        }
+    }
+    if let Some(env) = &c.environment_at_start {
+        let _ = writeln!(s, "\n## Machine\n\n| item | value |\n|---|---|");
+        for (k, v) in env.iter() {
+            let text = v.py_str();
+            let _ = writeln!(s, "| {k} | {} |", text.replace('|', "\\|"));
+        }
+    }
+    if let Some(note) = &c.history_note {
+        let _ = writeln!(s, "\n## History\n\n{note}");
+    }
+    s
+}

@@ -1,0 +1,173 @@
+//! The site's index: every system with what it measured at a glance (one
+//! headline figure, Pavelor-512 at 64 KiB, and who measured it), a small
+//! chart of that figure across the systems, and the links to each
+//! system's pages.
+
+use std::fmt::Write as _;
+
+use pavelor::Algorithm;
+
+use super::System;
+use super::pages::CANDIDATE_PAGE;
+use super::system::{Kind, Line, Point};
+
+/// The chart's file name (inlined into the page).
+pub const CHART: &str = "index-headline.svg";
+
+/// The headline: this instance at this length.
+const HEADLINE_ALG: Algorithm = Algorithm::Pavelor512;
+const HEADLINE_SIZE: usize = 65536;
+
+/// A system's headline figure: Pavelor-512 at 64 KiB, or at the longest
+/// length the system measured when it did not measure 64 KiB.
+pub fn headline(sys: &System) -> Option<(Line, Point)> {
+    let line = sys.line(HEADLINE_ALG)?;
+    let point = line
+        .at(HEADLINE_SIZE)
+        .or_else(|| line.points.iter().max_by_key(|p| p.size))
+        .copied()?;
+    Some((line, point))
+}
+
+/// A per-byte figure to four significant digits or one decimal, whichever
+/// is less: `0.9052`, `12.43`, `187.5`.
+pub fn per_byte(x: f64) -> String {
+    if x < 10.0 {
+        format!("{x:.4}")
+    } else if x < 100.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+fn length(size: usize) -> String {
+    crate::sections::baselines::size_name(size)
+}
+
+/// The page's Markdown and its chart.
+pub fn page(systems: &[System]) -> (String, String) {
+    let mut s = String::from("# Pavelor performance measurements\n\n");
+    let ours = systems
+        .iter()
+        .filter(|s| matches!(s.kind, Kind::Report { .. }))
+        .count();
+    let _ = writeln!(
+        s,
+        "{} system(s): {ours} run(s) of `pavelor report`, each checked by `pavelor report --check` before it was put here, and {} dataset(s) the NICCS harness published, each checked by the harness validator's rules. [Every system side by side](compare.html).\n",
+        systems.len(),
+        systems.len() - ours
+    );
+    let _ = writeln!(
+        s,
+        "The headline is {HEADLINE_ALG} at {}: per byte in the system's own counter (cycles and TSC ticks are different units), and MB/s of wall time, which compares across systems.\n",
+        length(HEADLINE_SIZE)
+    );
+    let _ = writeln!(
+        s,
+        "| system | processor | counter | measured | {HEADLINE_ALG}, {} | implementation | pages |\n|---|---|---|---|---|---|---|",
+        length(HEADLINE_SIZE)
+    );
+    let mut bars = Vec::new();
+    for sys in systems {
+        let (start, end) = sys.dates();
+        let (figure, implementation) = match headline(sys) {
+            Some((line, p)) => {
+                let at = if p.size == HEADLINE_SIZE {
+                    String::new()
+                } else {
+                    format!(" (at {}, the longest measured)", length(p.size))
+                };
+                bars.push((sys.id.clone(), p.mb_per_s, line.source));
+                (
+                    format!(
+                        "**{} {}/byte**, {:.1} MB/s{at}",
+                        per_byte(p.per_byte),
+                        line.unit,
+                        p.mb_per_s
+                    ),
+                    format!("{}, {}", line.implementation, line.source.words()),
+                )
+            }
+            None => ("not measured".to_string(), "–".to_string()),
+        };
+        let mut pages = format!(
+            "[summary]({id}/index.html) · [hash-22]({id}/{CANDIDATE_PAGE}) · [method]({id}/method.html)",
+            id = sys.id
+        );
+        if matches!(sys.kind, Kind::Report { .. }) {
+            let _ = write!(pages, " · [report]({}/report.html)", sys.id);
+        }
+        let _ = writeln!(
+            s,
+            "| [{id}]({id}/index.html) | {} | {} | {start} – {end} | {figure} | {implementation} | {pages} |",
+            sys.processor(),
+            sys.unit(),
+            id = sys.id
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n![{HEADLINE_ALG} at {}: MB/s on each system](./{CHART})",
+        length(HEADLINE_SIZE)
+    );
+    let title = format!(
+        "{HEADLINE_ALG} at {}: MB/s (wall time) on each system",
+        length(HEADLINE_SIZE)
+    );
+    (s, bar_chart(&title, &bars))
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A horizontal bar per system: (label, MB/s, source), on a linear axis
+/// from 0. NICCS's bars are hatched grey, pavelor's solid blue.
+fn bar_chart(title: &str, bars: &[(String, f64, super::system::Source)]) -> String {
+    let row = 28.0;
+    let (left, right, top) = (150.0, 120.0, 40.0);
+    let width = 720.0;
+    let height = top + row * bars.len().max(1) as f64 + 30.0;
+    let max = bars.iter().map(|b| b.1).fold(0.0f64, f64::max).max(1e-9);
+    let span = width - left - right;
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" role=\"img\" aria-label=\"{t}\">\n<title>{t}</title>\n<defs><pattern id=\"niccs-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#bbbbbb\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#777777\" stroke-width=\"2\"/></pattern></defs>\n<text x=\"{left}\" y=\"22\" font-family=\"sans-serif\" font-size=\"14\">{t}</text>\n",
+        t = escape(title)
+    );
+    for (i, (label, mbs, source)) in bars.iter().enumerate() {
+        let y = top + row * i as f64;
+        let w = (span * mbs / max).max(1.0);
+        let fill = match source {
+            super::system::Source::Pavelor => "#1f77b4",
+            super::system::Source::Niccs => "url(#niccs-hatch)",
+        };
+        let who = match source {
+            super::system::Source::Pavelor => "",
+            super::system::Source::Niccs => " (NICCS)",
+        };
+        let _ = writeln!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-family=\"sans-serif\" font-size=\"12\" text-anchor=\"end\">{}{who}</text>",
+            left - 8.0,
+            y + 17.0,
+            escape(label)
+        );
+        let _ = writeln!(
+            svg,
+            "<rect x=\"{left}\" y=\"{:.1}\" width=\"{w:.1}\" height=\"{:.1}\" fill=\"{fill}\" stroke=\"#333333\" stroke-width=\"0.5\"/>",
+            y + 4.0,
+            row - 8.0
+        );
+        let _ = writeln!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-family=\"sans-serif\" font-size=\"12\">{mbs:.1} MB/s</text>",
+            left + w + 6.0,
+            y + 17.0
+        );
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
