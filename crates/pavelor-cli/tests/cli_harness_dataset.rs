@@ -83,24 +83,16 @@ fn a_harness_dataset_joins_the_site_beside_a_run() {
     let run = our_run();
     let dir = tempfile::tempdir().unwrap();
     let site = dir.path().join("site");
-    let out = pavelor()
+    let done = pavelor()
         .arg("site")
         .arg("--out")
         .arg(&site)
         .arg(run)
         .arg(&arm_1)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("2 system(s) (x86_here, arm_1)"),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+        .assert()
+        .success();
+    let said = String::from_utf8_lossy(&done.get_output().stdout);
+    assert!(said.contains("2 system(s) (x86_here, arm_1)"), "{said}");
     let pages = site_pages_and_links_resolve(&site);
     for want in [
         "arm_1/index.html",

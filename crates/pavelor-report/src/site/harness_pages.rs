@@ -8,7 +8,7 @@ use pavelor::Algorithm;
 use pavelor_niccs::{Json, architecture_wording};
 
 use super::System;
-use super::pages::{CANDIDATE_PAGE, crumb};
+use super::pages::{CANDIDATE_PAGE, crumb, planning_rows, settings_table};
 use super::system::{HARNESS_UNIT, Source};
 use crate::harness_run::HarnessRun;
 use crate::sections::baselines::size_name;
@@ -105,31 +105,29 @@ pub fn method(systems: &[System], this: &System, h: &HarnessRun) -> String {
         s,
         "The harness times one-shot hashes of its driver's message (byte i = (131 i + n) mod 256) between two reads of the hardware cycle counter, in worker processes of their own pinned to one CPU, with warm-up calls first; pavelor's `report` follows the same method. The campaign's planning:\n"
     );
-    let _ = writeln!(s, "| setting | value |\n|---|---|");
+    let mut rows = Vec::new();
     if let Some(p) = &c.planning {
-        let _ = writeln!(s, "| trials per figure | {} |", p.trials);
-        let _ = writeln!(s, "| target time of a trial | {} s |", p.trial_target_s);
-        let _ = writeln!(s, "| timed calls per figure, at least | {} |", p.min_total);
-        let _ = writeln!(
-            s,
-            "| calls per trial, at most | {} |",
-            p.max_iters_per_trial
+        rows = planning_rows(
+            p.trials,
+            p.trial_target_s,
+            p.min_total,
+            p.max_iters_per_trial,
         );
-        let _ = writeln!(s, "| time per operation, at most | {} s |", p.op_budget_s);
+        rows.push((
+            "time per operation, at most",
+            format!("{} s", p.op_budget_s),
+        ));
     }
-    let _ = writeln!(s, "| counter | {HARNESS_UNIT} |");
+    rows.push(("counter", HARNESS_UNIT.to_string()));
     if let Some(n) = c.shards {
-        let _ = writeln!(s, "| shards | {n} |");
+        rows.push(("shards", n.to_string()));
     }
     if let Some(a) = &c.harness_additions {
-        let _ = writeln!(s, "| flags the harness adds | `{a}` |");
+        rows.push(("flags the harness adds", format!("`{a}`")));
     }
-    let _ = writeln!(
-        s,
-        "| started / ended (UTC) | {} / {} |",
-        h.dates().0,
-        h.dates().1
-    );
+    let (start, end) = h.dates();
+    rows.push(("started / ended (UTC)", format!("{start} / {end}")));
+    settings_table(&mut s, &rows);
     if let Some(checks) = &c.host_checks {
         let _ = writeln!(
             s,

@@ -77,6 +77,29 @@ pub fn candidate(systems: &[System], this: &System, run: &Reloaded) -> String {
     s
 }
 
+/// The rows of the harness's planning rule that a method page shows.
+pub(super) fn planning_rows(
+    trials: impl std::fmt::Display,
+    target_s: f64,
+    min_total: u64,
+    max_iters: u64,
+) -> Vec<(&'static str, String)> {
+    vec![
+        ("trials per figure", trials.to_string()),
+        ("target time of a trial", format!("{target_s} s")),
+        ("timed calls per figure, at least", min_total.to_string()),
+        ("calls per trial, at most", max_iters.to_string()),
+    ]
+}
+
+/// A two-column table of settings.
+pub(super) fn settings_table(s: &mut String, rows: &[(&str, String)]) {
+    let _ = writeln!(s, "| setting | value |\n|---|---|");
+    for (k, v) in rows {
+        let _ = writeln!(s, "| {k} | {v} |");
+    }
+}
+
 /// The system's method page: how its figures were measured, and the
 /// machine.
 pub fn method(systems: &[System], this: &System, run: &Reloaded) -> String {
@@ -88,27 +111,28 @@ pub fn method(systems: &[System], this: &System, run: &Reloaded) -> String {
         s,
         "Every figure is the NICCS harness's: one-shot hashes of the harness driver's message (byte i = (131 i + n) mod 256), timed between two counter reads in worker processes of their own, pinned to one CPU, with warm-up calls first. The run's settings:\n"
     );
-    let _ = writeln!(s, "| setting | value |\n|---|---|");
-    let _ = writeln!(s, "| trials per figure | {} |", m.trials);
-    let _ = writeln!(s, "| target time of a trial | {} s |", m.trial_target_s);
-    let _ = writeln!(s, "| timed calls per figure, at least | {} |", m.min_total);
-    let _ = writeln!(
-        s,
-        "| calls per trial, at most | {} |",
-        m.max_iters_per_trial
+    let mut rows = planning_rows(
+        m.trials,
+        m.trial_target_s,
+        m.min_total,
+        m.max_iters_per_trial,
     );
-    let _ = writeln!(s, "| counter | {} |", ctx.unit);
-    let _ = writeln!(
-        s,
-        "| CPU | {} |",
-        m.cpu.map_or("not pinned".into(), |c| format!("CPU {c}"))
-    );
-    let _ = writeln!(
-        s,
-        "| reruns of a disturbed trial | {} |",
-        m.disturbed_reruns
-    );
-    let _ = writeln!(s, "| command | `{}` |", run.config.command_line.join(" "));
+    rows.extend([
+        ("counter", ctx.unit.to_string()),
+        (
+            "CPU",
+            m.cpu.map_or("not pinned".into(), |c| format!("CPU {c}")),
+        ),
+        (
+            "reruns of a disturbed trial",
+            m.disturbed_reruns.to_string(),
+        ),
+        (
+            "command",
+            format!("`{}`", run.config.command_line.join(" ")),
+        ),
+    ]);
+    settings_table(&mut s, &rows);
     let _ = writeln!(
         s,
         "\nBeyond the harness, every library's answers are checked while it is timed, against the AES-throughput bound and on distinct messages; the full report's sections 10 to 14 give the details. The method is described in the pavelor repository's `docs/method.md`.\n"
