@@ -35,7 +35,7 @@ if [ -n "${PAVELOR_NICCS_DIR:-}" ] && [ -f "$PAVELOR_NICCS_DIR/arm_1/campaign.js
 else
     echo "ci-site: no NICCS harness data (PAVELOR_NICCS_DIR): the site without a harness dataset; its pages NOT CHECKED"
 fi
-./target/release/pavelor site --out "$out/site" "$out/run-x86_here" "$out/run-arm_like" "${harness[@]}"
+./target/release/pavelor site --out "$out/site" "$out/run-x86_here" "$out/run-arm_like" ${harness[@]+"${harness[@]}"}
 if [ ${#harness[@]} -gt 0 ]; then
     for want in "Qualcomm Oryon" "187.5 cycles/byte" "published by NICCS"; do
         grep -q "$want" "$out/site/index.html" || { echo "ci-site: the index lacks '$want'" >&2; exit 1; }

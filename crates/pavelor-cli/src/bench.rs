@@ -92,14 +92,6 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     bar.finish_and_clear();
     crate::terminal::finish(match result {
         Ok(out) => {
-            if let Some(c) = out
-                .self_check
-                .as_ref()
-                .filter(|c| c.verdict == in_process::Verdict::Drift)
-                && args.json
-            {
-                errln!("bench: {}", c.line(out.unit));
-            }
             if args.json {
                 match serde_json::to_string_pretty(&out) {
                     Ok(j) => outln!("{j}").map(|()| done),

@@ -1,7 +1,7 @@
 //! The NICCS harness's own published arm_1 dataset beside a run of ours:
 //! `pavelor site` puts both on one site, `pavelor compare` pairs them by
-//! instance and length, and a tampered dataset is refused by either with
-//! one line.
+//! instance and length, a dataset's text is shown as text, and a tampered
+//! dataset is refused by either with one line.
 //!
 //! The dataset comes from `PAVELOR_NICCS_DIR` (`.ci/run` sets it from
 //! `../shared/niccs`); without it each test says SKIPPED and passes. The
@@ -216,6 +216,55 @@ fn compare_pairs_a_harness_dataset_with_a_run_by_instance_and_length() {
             "{row}"
         );
     }
+}
+
+#[test]
+fn a_datasets_text_is_shown_as_text() {
+    let Some(arm_1) = harness_arm_1("a_datasets_text_is_shown_as_text") else {
+        return;
+    };
+    let _serial = serial();
+    let run = our_run();
+    let dir = tempfile::tempdir().unwrap();
+    // A processor name with a cell separator, HTML and a script link: the
+    // validator has no rule against it.
+    let copy = dir.path().join("arm_1");
+    copy_dir(&arm_1, &copy);
+    let campaign = copy.join("campaign.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&campaign).unwrap()).unwrap();
+    v["environment_at_start"]["cpu_model"] =
+        serde_json::json!("Oryon | <img src=x onerror=alert(1)> [l](javascript:alert(2))");
+    std::fs::write(&campaign, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let site = dir.path().join("site");
+    pavelor()
+        .arg("site")
+        .arg("--out")
+        .arg(&site)
+        .arg(run)
+        .arg(&copy)
+        .assert()
+        .success();
+    for page in site_pages_and_links_resolve(&site) {
+        let html = std::fs::read_to_string(site.join(&page)).unwrap();
+        assert!(!html.contains("<img"), "{page}");
+        assert!(
+            !html.to_ascii_lowercase().contains("href=\"javascript"),
+            "{page}"
+        );
+    }
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    let row = index
+        .split("<tr>")
+        .find(|r| r.contains("arm_1/index.html"))
+        .unwrap();
+    assert!(
+        row.contains(
+            "<td>Oryon | &lt;img src=x onerror=alert(1)&gt; [l](javascript:alert(2))</td>"
+        ),
+        "{row}"
+    );
+    assert_eq!(row.matches("<td").count(), 7, "{row}");
 }
 
 #[test]

@@ -49,19 +49,19 @@ impl HarnessFigure {
         self.mean_cycles / self.size as f64
     }
 
-    /// The implementation in words: "the reference C" for the harness's
-    /// `reference` variant, else the variant's name.
+    /// The implementation in words, as Markdown text: "the reference C"
+    /// for the harness's `reference` variant, else the variant's name.
     pub fn implementation(&self) -> String {
         implementation_words(&self.variant)
     }
 }
 
-/// The harness's variant name in words.
+/// The harness's variant name in words, as Markdown text.
 pub fn implementation_words(variant: &str) -> String {
     match variant {
         "reference" => "the reference C".to_string(),
         "optimized" => "the optimized C".to_string(),
-        other => format!("the {other} C"),
+        other => format!("the {} C", crate::html::markdown_text(other)),
     }
 }
 
@@ -85,7 +85,12 @@ impl HarnessRun {
         let dataset = Dataset::load(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let mut figures = Vec::new();
         for (path, rec) in &dataset.records {
-            if rec.candidate != CANDIDATE || rec.operation != "hash" || rec.status != "complete" {
+            // A hash of the empty message has no figure per byte.
+            if rec.candidate != CANDIDATE
+                || rec.operation != "hash"
+                || rec.status != "complete"
+                || rec.input_bytes == 0
+            {
                 continue;
             }
             figures.push(figure(rec).map_err(|e| format!("{}: {path}: {e}", dir.display()))?);
@@ -119,16 +124,21 @@ impl HarnessRun {
             .and_then(Json::as_str)
     }
 
-    /// The processor (`environment_at_start.cpu_model`).
+    /// The processor (`environment_at_start.cpu_model`), as Markdown text.
     pub fn processor(&self) -> String {
-        self.environment("cpu_model")
-            .unwrap_or("(not recorded)")
-            .to_string()
+        crate::html::markdown_text(self.environment("cpu_model").unwrap_or("(not recorded)"))
     }
 
-    /// The machine (`environment_at_start.machine`), if recorded.
-    pub fn machine(&self) -> Option<&str> {
-        self.environment("machine")
+    /// The machine (`environment_at_start.machine`), if recorded, as
+    /// Markdown text.
+    pub fn machine(&self) -> Option<String> {
+        self.environment("machine").map(crate::html::markdown_text)
+    }
+
+    /// The architecture's wording (`AArch64`, `x86-64`), if recorded.
+    pub fn architecture(&self) -> Option<&str> {
+        self.environment("architecture")
+            .map(pavelor_niccs::architecture_wording)
     }
 
     /// The campaign's start and end, UTC, as `campaign.json` has them.
@@ -147,15 +157,16 @@ impl HarnessRun {
         self.figures.iter().find(|f| f.alg == alg && f.size == size)
     }
 
-    /// The dataset's implementations of `alg`, in words, each once.
+    /// The dataset's implementations of `alg`, in words, each once, in
+    /// the order the figures have them.
     pub fn implementations(&self, alg: Algorithm) -> Vec<String> {
-        let mut v: Vec<String> = self
-            .figures
-            .iter()
-            .filter(|f| f.alg == alg)
-            .map(HarnessFigure::implementation)
-            .collect();
-        v.dedup();
+        let mut v: Vec<String> = Vec::new();
+        for f in self.figures.iter().filter(|f| f.alg == alg) {
+            let i = f.implementation();
+            if !v.contains(&i) {
+                v.push(i);
+            }
+        }
         v
     }
 
@@ -189,7 +200,9 @@ fn figure(rec: &Record) -> Result<HarnessFigure, String> {
         alg,
         size,
         variant: rec.variant.clone(),
-        mean_cycles: rec.mean_cycles.ok_or("no mean_cycles")?,
+        mean_cycles: rec.mean_cycles.ok_or(
+            "no mean_cycles (measured without a cycle counter); pavelor shows a harness dataset's figures in its cycles",
+        )?,
         mb_per_s: rec
             .throughput_mb_per_second
             .ok_or("no throughput_MB_per_second")?,

@@ -179,7 +179,62 @@ fn events<'a>(markdown: &'a str, svgs: &'a [(String, String)]) -> Vec<Event<'a>>
                     "<figure class=\"chart\" role=\"img\" aria-label=\"{alt}\">{svg}<figcaption>{alt}</figcaption></figure>"
                 ))));
             }
+            // No raw HTML reaches a page: pavelor's Markdown has none, and
+            // text from a dataset that looks like HTML is shown as text.
+            Event::Html(t) | Event::InlineHtml(t) => out.push(Event::Text(t)),
+            // Nor a link that runs something (`javascript:` and the like):
+            // only relative links, fragments and http(s) or mailto.
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => {
+                let safe = safe_link(&dest_url);
+                out.push(Event::Start(Tag::Link {
+                    link_type,
+                    dest_url: if safe {
+                        dest_url
+                    } else {
+                        CowStr::Borrowed("#")
+                    },
+                    title,
+                    id,
+                }));
+            }
             other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Whether a link target is relative, a fragment, or http(s) or mailto.
+fn safe_link(dest: &str) -> bool {
+    let scheme_end = dest.find(':');
+    let path_start = dest.find(['/', '?', '#']);
+    match (scheme_end, path_start) {
+        (Some(c), Some(p)) if p < c => true,
+        (Some(c), _) => {
+            let scheme = dest[..c].to_ascii_lowercase();
+            ["http", "https", "mailto"].contains(&scheme.as_str())
+        }
+        (None, _) => true,
+    }
+}
+
+/// `s` as literal Markdown text: every ASCII punctuation character
+/// backslash-escaped (so nothing in it is markup, a table's `|` or raw
+/// HTML), and line breaks as spaces (so it stays in its table cell).
+pub fn markdown_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\r' => out.push(' '),
+            c if c.is_ascii_punctuation() => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
         }
     }
     out
@@ -245,6 +300,48 @@ pub fn render(page: &Page<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn page(markdown: &str) -> String {
+        render(&Page {
+            title: "t",
+            markdown,
+            svgs: &[],
+            nav: &[],
+        })
+    }
+
+    #[test]
+    fn raw_html_and_script_links_do_not_reach_the_page() {
+        let html = page(
+            "# t\n\n<img src=x onerror=alert(1)> and <b>inline</b>\n\n[a](javascript:alert(1)) [b](JavaScript:x) [c](data:text/html,x) [ok](x/y.html) [ok2](https://e.org/a:b) [f](#sec)\n",
+        );
+        assert!(!html.contains("<img"), "{html}");
+        assert!(!html.contains("<b>"), "{html}");
+        assert!(
+            html.contains("&lt;img src=x onerror=alert(1)&gt;"),
+            "{html}"
+        );
+        assert!(!html.to_ascii_lowercase().contains("javascript:"), "{html}");
+        assert!(!html.contains("data:text"), "{html}");
+        for ok in [
+            "href=\"x/y.html\"",
+            "href=\"https://e.org/a:b\"",
+            "href=\"#sec\"",
+        ] {
+            assert!(html.contains(ok), "{ok}: {html}");
+        }
+    }
+
+    #[test]
+    fn markdown_text_is_literal_in_a_table_cell() {
+        let hostile = "A|B <i>x</i> [l](javascript:y) *e* `c`\nnext";
+        let md = format!("| h |\n|---|\n| {} |\n", markdown_text(hostile));
+        let html = page(&md);
+        assert!(
+            html.contains("<td>A|B &lt;i&gt;x&lt;/i&gt; [l](javascript:y) *e* `c` next</td>"),
+            "{html}"
+        );
+    }
 
     #[test]
     fn anchors_are_githubs() {

@@ -310,7 +310,10 @@ fn measure_again(
         op.name(),
         size,
         placement,
-        &first.blocks_per_byte(bytes),
-        &again.blocks_per_byte(bytes),
+        (&first.blocks_per_byte(bytes), &again.blocks_per_byte(bytes)),
+        (
+            &first.blocks_ns_per_byte(bytes),
+            &again.blocks_ns_per_byte(bytes),
+        ),
     ))
 }

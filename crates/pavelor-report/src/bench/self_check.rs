@@ -9,6 +9,12 @@
 //! rows are not comparable with each other as they stand, and the run says
 //! so.
 //!
+//! The check compares two quantities: the figure in the run's counter
+//! (its per-byte column) and wall time (its MB/s column). They are one
+//! quantity when the counter is the TSC. With a per-thread cycle counter
+//! they are not: cycles do not advance while another process has the CPU,
+//! and wall time does, so only the wall-time comparison sees that.
+//!
 //! The run's own noise is the spread of the first figure's [`BLOCKS`]
 //! blocks, taken when the run began: the ratio `R` of the second figure to
 //! the first gets the 95% interval it would have were the second as steady
@@ -67,50 +73,38 @@ pub enum Verdict {
     Agrees,
     /// Outside both: the run's figures are not comparable as they stand.
     Drift,
-    /// No interval could be formed: a block read no counter units (or a
-    /// figure had fewer than two blocks).
+    /// No interval could be formed: a block's figure was not a positive
+    /// number, or a figure had fewer than two blocks.
     NotChecked,
 }
 
-/// The first figure and the same figure measured at the end.
-#[derive(Clone, Debug, Serialize)]
-pub struct SelfCheck {
-    /// The first figure's name.
-    pub name: String,
-    /// Its message length in bytes.
-    pub size: usize,
-    /// Where the second measurement's message lay.
-    pub placement: Placement,
-    /// The first figure, counter units per byte (the mean of its blocks,
-    /// which have equal calls: the row's figure).
-    pub first_per_byte: f64,
-    /// The second measurement, counter units per byte (mean of its blocks).
-    pub again_per_byte: f64,
-    /// `again_per_byte / first_per_byte`.
+/// One quantity of the first figure and of its second measurement.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Agreement {
+    /// The first figure per byte (the mean of its blocks, which have equal
+    /// calls: the row's figure).
+    pub first: f64,
+    /// The second measurement per byte (the mean of its blocks).
+    pub again: f64,
+    /// `again / first`.
     pub ratio: f64,
     /// The ratio's 95% interval at the first figure's noise, if the blocks
     /// allowed one.
     pub interval: Option<[f64; 2]>,
-    /// The finding.
+    /// What it says.
     pub verdict: Verdict,
 }
 
-impl SelfCheck {
-    /// Compares the blocks of the first figure with the blocks of the
-    /// second (counter units per byte, each block).
-    pub fn new(
-        name: String,
-        size: usize,
-        placement: Placement,
-        first: &[f64],
-        again: &[f64],
-    ) -> SelfCheck {
+impl Agreement {
+    /// Compares the blocks of the first figure with those of the second
+    /// (per byte, each block).
+    pub fn of(first: &[f64], again: &[f64]) -> Agreement {
         let positive = |xs: &[f64]| xs.len() >= 2 && xs.iter().all(|x| x.is_finite() && *x > 0.0);
-        let (first_per_byte, first_var) = mean_and_variance(first);
-        let (again_per_byte, _) = mean_and_variance(again);
-        let ratio = again_per_byte / first_per_byte;
+        let (first_mean, first_var) = mean_and_variance(first);
+        let (again_mean, _) = mean_and_variance(again);
+        let ratio = again_mean / first_mean;
         let (interval, verdict) = if positive(first) && positive(again) {
-            let cv = first_var.sqrt() / first_per_byte;
+            let cv = first_var.sqrt() / first_mean;
             let half = t_quantile((first.len() - 1) as f64)
                 * cv
                 * (1.0 / first.len() as f64 + 1.0 / again.len() as f64).sqrt();
@@ -126,39 +120,94 @@ impl SelfCheck {
         } else {
             (None, Verdict::NotChecked)
         };
-        SelfCheck {
-            name,
-            size,
-            placement,
-            first_per_byte,
-            again_per_byte,
+        Agreement {
+            first: first_mean,
+            again: again_mean,
             ratio,
             interval,
             verdict,
         }
     }
 
-    /// One line for the text output and for stderr.
-    pub fn line(&self, unit: &str) -> String {
+    fn describe(&self) -> String {
         let interval = self.interval.map_or(String::new(), |[lo, hi]| {
-            format!(" (95% interval {lo:.3}–{hi:.3})")
+            format!(", 95% interval {lo:.3}–{hi:.3}")
         });
+        format!("ratio {:.3}{interval}", self.ratio)
+    }
+}
+
+/// The first figure and the same figure measured at the end.
+#[derive(Clone, Debug, Serialize)]
+pub struct SelfCheck {
+    /// The first figure's name.
+    pub name: String,
+    /// Its message length in bytes.
+    pub size: usize,
+    /// Where the second measurement's message lay.
+    pub placement: Placement,
+    /// The figure in the run's counter, units per byte.
+    pub counter: Agreement,
+    /// Wall time, nanoseconds per byte.
+    pub wall: Agreement,
+    /// Drift if either quantity drifted; not checked if either could not
+    /// be; else agrees.
+    pub verdict: Verdict,
+}
+
+impl SelfCheck {
+    /// Compares the first figure's blocks with the second measurement's:
+    /// counter units per byte and nanoseconds per byte, each block.
+    pub fn new(
+        name: String,
+        size: usize,
+        placement: Placement,
+        counter: (&[f64], &[f64]),
+        wall: (&[f64], &[f64]),
+    ) -> SelfCheck {
+        let counter = Agreement::of(counter.0, counter.1);
+        let wall = Agreement::of(wall.0, wall.1);
+        let verdict = match (counter.verdict, wall.verdict) {
+            (Verdict::Drift, _) | (_, Verdict::Drift) => Verdict::Drift,
+            (Verdict::NotChecked, _) | (_, Verdict::NotChecked) => Verdict::NotChecked,
+            _ => Verdict::Agrees,
+        };
+        SelfCheck {
+            name,
+            size,
+            placement,
+            counter,
+            wall,
+            verdict,
+        }
+    }
+
+    /// One line for the text output.
+    pub fn line(&self, unit: &str) -> String {
+        let which = match (self.counter.verdict, self.wall.verdict) {
+            (Verdict::Drift, Verdict::Drift) => "in the counter and in wall time",
+            (Verdict::Drift, _) => "in the counter",
+            _ => "in wall time",
+        };
         let finding = match self.verdict {
             Verdict::Agrees => "agrees with the first".to_string(),
             Verdict::Drift => format!(
-                "DRIFT: more than the run's noise and more than {:.0}% apart; the rows of this run are not comparable as they stand (another process took the CPU, the clock changed, or the code's speed depends on where its message lies)",
+                "DRIFT {which}: more than the run's noise and more than {:.0}% apart; the rows of this run are not comparable as they stand (another process took the CPU, the clock changed, or the code's speed depends on where its message lies)",
                 100.0 * DRIFT_FLOOR
             ),
-            Verdict::NotChecked => "NOT CHECKED: a block read no counter units".to_string(),
+            Verdict::NotChecked => {
+                "NOT CHECKED: a block's figure was not a positive number".to_string()
+            }
         };
         format!(
-            "self-check: {} at {} B, measured again at the end {}: {:.3} then {:.3} {unit}/B, ratio {:.3}{interval}: {finding}",
+            "self-check: {} at {} B, measured again at the end {}: {:.3} then {:.3} {unit}/B ({}), wall time {}: {finding}",
             self.name,
             self.size,
             self.placement.describe(),
-            self.first_per_byte,
-            self.again_per_byte,
-            self.ratio,
+            self.counter.first,
+            self.counter.again,
+            self.counter.describe(),
+            self.wall.describe(),
         )
     }
 }
@@ -167,8 +216,8 @@ impl SelfCheck {
 mod tests {
     use super::*;
 
-    fn check(first: &[f64], again: &[f64]) -> SelfCheck {
-        SelfCheck::new("x".into(), 32, Placement::PageEnd, first, again)
+    fn check(first: &[f64], again: &[f64]) -> Agreement {
+        Agreement::of(first, again)
     }
 
     #[test]
@@ -232,6 +281,25 @@ mod tests {
         assert!((hi - 1.2 * half.exp()).abs() < 1e-12, "{hi}");
         // t(7) = 2.365, sd 0.1069: the interval is about 1.2 · e^(±0.1264).
         assert!((half - 0.1264).abs() < 1e-3, "{half}");
+    }
+
+    #[test]
+    fn drift_in_wall_time_alone_is_drift() {
+        // A per-thread cycle counter does not see another process: the
+        // counter agrees, wall time doubles.
+        let a = [1.00, 1.01, 0.99, 1.00, 1.02, 0.98, 1.00, 1.00];
+        let b: Vec<f64> = a.iter().map(|x| x * 2.0).collect();
+        let c = SelfCheck::new("x".into(), 32, Placement::PageEnd, (&a, &a), (&a, &b));
+        assert_eq!(c.counter.verdict, Verdict::Agrees);
+        assert_eq!(c.wall.verdict, Verdict::Drift);
+        assert_eq!(c.verdict, Verdict::Drift);
+        assert!(
+            c.line("cycles").contains("DRIFT in wall time"),
+            "{}",
+            c.line("cycles")
+        );
+        let same = SelfCheck::new("x".into(), 32, Placement::PageEnd, (&a, &a), (&a, &a));
+        assert_eq!(same.verdict, Verdict::Agrees);
     }
 
     #[test]

@@ -91,6 +91,14 @@ impl Timed {
         self.calls() as f64 * bytes as f64 * 1e3 / ns.max(1) as f64
     }
 
+    /// Each block's nanoseconds per byte.
+    pub fn blocks_ns_per_byte(&self, bytes: usize) -> Vec<f64> {
+        self.blocks
+            .iter()
+            .map(|b| b.ns as f64 / (b.calls as f64 * bytes as f64))
+            .collect()
+    }
+
     /// Each block's counter units per byte.
     pub fn blocks_per_byte(&self, bytes: usize) -> Vec<f64> {
         self.blocks

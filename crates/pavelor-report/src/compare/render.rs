@@ -59,12 +59,13 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
     if let Some(setups) = &c.setups {
         let _ = writeln!(s, "**{setups}**\n");
     }
-    if c.differences.is_empty() {
+    // With a harness dataset the setups sentence says what agrees.
+    if c.differences.is_empty() && c.setups.is_none() {
         let _ = writeln!(
             s,
             "The two runs agree on the machine, the counter, the method, the build and the libraries' files.\n"
         );
-    } else {
+    } else if !c.differences.is_empty() {
         let _ = writeln!(
             s,
             "**The runs differ**; read the ratios with that in mind:\n"

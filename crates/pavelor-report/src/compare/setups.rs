@@ -41,10 +41,20 @@ impl Side<'_> {
         }
     }
 
+    /// The counter's unit (`cycles`, `TSC ticks`): what the two sides'
+    /// counters are compared by.
+    fn counter(&self) -> &'static str {
+        match self {
+            Side::Report(r) => r.campaign.unit(),
+            Side::Harness(_) => crate::site::system::HARNESS_UNIT,
+        }
+    }
+
+    /// The counter as the header says it.
     fn unit(&self) -> String {
         match self {
             Side::Report(r) => r.campaign.unit().to_string(),
-            Side::Harness(_) => "cycles (the harness's hardware counter)".into(),
+            Side::Harness(_) => format!("{} (the harness's hardware counter)", self.counter()),
         }
     }
 
@@ -65,10 +75,17 @@ impl Side<'_> {
         match self {
             Side::Report(r) => NiccsSubject::of(&r.config, r.campaign.best_backend)
                 .map_or_else(|e| e, |s| format!("{}, measured by pavelor", s.describe())),
-            Side::Harness(h) => format!(
-                "{}, published by NICCS (not measured by pavelor)",
-                h.implementations(alg).join(", ")
-            ),
+            Side::Harness(h) => {
+                let found = h.implementations(alg);
+                if found.is_empty() {
+                    format!("no {alg} figure, published by NICCS")
+                } else {
+                    format!(
+                        "{}, published by NICCS (not measured by pavelor)",
+                        found.join(", ")
+                    )
+                }
+            }
         }
     }
 
@@ -76,7 +93,11 @@ impl Side<'_> {
         match self {
             Side::Report(r) => {
                 let e = &r.campaign.environment;
-                format!("{} ({} logical CPUs)", e.cpu_model, e.logical_cpus)
+                format!(
+                    "{} ({} logical CPUs)",
+                    crate::html::markdown_text(&e.cpu_model),
+                    e.logical_cpus
+                )
             }
             Side::Harness(h) => match h.machine() {
                 Some(m) => format!("{} ({m})", h.processor()),
@@ -188,9 +209,11 @@ pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Com
         })
         .collect();
     let mut differences = Vec::new();
-    let mut differ = |what: &str, bx: String, nx: String| {
+    let mut differing = Vec::new();
+    let mut differ = |what: &'static str, bx: String, nx: String| {
         if bx != nx {
             differences.push(format!("{what}: BASE {bx}; NEW {nx}"));
+            differing.push(what);
         }
     };
     differ("machine", b.machine(), n.machine());
@@ -199,21 +222,29 @@ pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Com
         b.implementation(Algorithm::Pavelor512),
         n.implementation(Algorithm::Pavelor512),
     );
-    differ("counter", b.unit(), n.unit());
-    let setups = Some(format!(
-        "These are two different setups, not two builds on one machine: the machines and the implementations differ{}. Each ratio is a fact about these two setups, not about the hash. It is of the mean {}{}.",
-        if b.unit() == n.unit() {
-            ""
-        } else {
-            ", and so do the counters"
-        },
+    if b.counter() != n.counter() {
+        differ("counter", b.unit(), n.unit());
+    }
+    let quantity_words = format!(
+        "Each ratio is of the mean {}{}.",
         quantity.label(),
         if quantity == Quantity::Time {
-            " (wall time, since the two sides do not both count cycles)"
+            " (wall time: the two sides do not both count cycles)"
         } else {
             ""
         }
-    ));
+    );
+    let setups = Some(if differing.is_empty() {
+        format!(
+            "The two sides agree on the machine, the implementation and the counter; pavelor compares nothing else of a harness dataset (its compiler flags and clock policy are on its method page). {quantity_words}"
+        )
+    } else {
+        format!(
+            "These are two different setups: the {} differ{}. Each ratio is a fact about these two setups, not about the hash. {quantity_words}",
+            join_words(&differing),
+            if differing.len() == 1 { "s" } else { "" }
+        )
+    });
     Comparison {
         base: b.summary(base_dir),
         new: n.summary(new_dir),
@@ -223,5 +254,14 @@ pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Com
         pairs,
         only_base,
         only_new,
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn join_words(words: &[&str]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }

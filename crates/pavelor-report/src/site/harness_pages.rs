@@ -5,12 +5,12 @@
 use std::fmt::Write as _;
 
 use pavelor::Algorithm;
-use pavelor_niccs::{Json, architecture_wording};
 
 use super::System;
 use super::pages::{CANDIDATE_PAGE, crumb, planning_rows, settings_table};
 use super::system::{HARNESS_UNIT, Source};
 use crate::harness_run::HarnessRun;
+use crate::html::markdown_text;
 use crate::sections::baselines::size_name;
 
 /// The harness's repository, where the dataset is published.
@@ -34,22 +34,18 @@ fn capitalised(s: &str) -> String {
 /// each instance's figures.
 pub fn summary(systems: &[System], this: &System, h: &HarnessRun) -> String {
     let mut s = crumb(systems, this, "summary", "index.html");
-    let arch = h
-        .dataset
-        .campaign
-        .environment_at_start
-        .as_ref()
-        .and_then(|e| e.get("architecture"))
-        .and_then(Json::as_str)
-        .map_or("", architecture_wording);
-    let _ = writeln!(s, "# Performance — {arch}, system {}\n", this.id);
+    let title = match h.architecture() {
+        Some(arch) => format!("{}, system {}", markdown_text(arch), this.id),
+        None => format!("system {}", this.id),
+    };
+    let _ = writeln!(s, "# Performance — {title}\n");
     let (start, end) = h.dates();
     let _ = writeln!(s, "{}\n", provenance(h, &this.id));
     let _ = writeln!(
         s,
-        "- **Processor:** {}{}, from {start} to {end}.\n- **Counter:** {HARNESS_UNIT} (the harness reads a hardware cycle counter); every figure is a mean per call over trials of one process each.\n- **Pages:** [hash-22 Pavelor]({CANDIDATE_PAGE}), the harness's page · [method and machine](method.html) · [every system side by side](../compare.html).",
+        "- **Processor:** {}{}, from {start} to {end}.\n- **Counter:** {HARNESS_UNIT} (the harness reads a hardware cycle counter); every figure is a mean per call over the trials of the harness's plan.\n- **Pages:** [hash-22 Pavelor]({CANDIDATE_PAGE}), the harness's page · [method and machine](method.html) · [every system side by side](../compare.html).",
         h.processor(),
-        h.machine().map_or(String::new(), |m| format!(" ({m})")),
+        h.machine().map_or_else(String::new, |m| format!(" ({m})")),
     );
     for alg in Algorithm::ALL {
         let figures: Vec<_> = h.figures.iter().filter(|f| f.alg == alg).collect();
@@ -68,11 +64,11 @@ pub fn summary(systems: &[System], this: &System, h: &HarnessRun) -> String {
         for f in figures {
             let _ = writeln!(
                 s,
-                "| {} | {:.1} | {:.1} | `{}` |",
+                "| {} | {:.1} | {:.1} | {} |",
                 size_name(f.size),
                 f.cycles_per_byte(),
                 f.mb_per_s,
-                f.variant
+                markdown_text(&f.variant)
             );
         }
     }
@@ -123,7 +119,7 @@ pub fn method(systems: &[System], this: &System, h: &HarnessRun) -> String {
         rows.push(("shards", n.to_string()));
     }
     if let Some(a) = &c.harness_additions {
-        rows.push(("flags the harness adds", format!("`{a}`")));
+        rows.push(("flags the harness adds", markdown_text(a)));
     }
     let (start, end) = h.dates();
     rows.push(("started / ended (UTC)", format!("{start} / {end}")));
@@ -137,20 +133,30 @@ pub fn method(systems: &[System], this: &System, h: &HarnessRun) -> String {
             let problems = if hc.problems.is_empty() {
                 "none".to_string()
             } else {
-                hc.problems.join("; ")
+                markdown_text(&hc.problems.join("; "))
             };
-            let _ = writeln!(s, "| {} | {} | {} | {problems} |", hc.phase, hc.cpu, hc.utc);
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {problems} |",
+                markdown_text(&hc.phase),
+                hc.cpu,
+                markdown_text(&hc.utc)
+            );
         }
     }
     if let Some(env) = &c.environment_at_start {
         let _ = writeln!(s, "\n## Machine\n\n| item | value |\n|---|---|");
         for (k, v) in env.iter() {
-            let text = v.py_str();
-            let _ = writeln!(s, "| {k} | {} |", text.replace('|', "\\|"));
+            let _ = writeln!(
+                s,
+                "| {} | {} |",
+                markdown_text(k),
+                markdown_text(&v.py_str())
+            );
         }
     }
     if let Some(note) = &c.history_note {
-        let _ = writeln!(s, "\n## History\n\n{note}");
+        let _ = writeln!(s, "\n## History\n\n{}", markdown_text(note));
     }
     s
 }

@@ -29,11 +29,13 @@ pub fn headline(sys: &System) -> Option<(Line, Point)> {
     Some((line, point))
 }
 
-/// A per-byte figure to four significant digits or one decimal, whichever
-/// is less: `0.9052`, `12.43`, `187.5`.
+/// A per-byte figure to four significant digits, and at least one decimal:
+/// `0.9052`, `5.375`, `12.43`, `187.5`, `1151.6`.
 pub fn per_byte(x: f64) -> String {
-    if x < 10.0 {
+    if x < 1.0 {
         format!("{x:.4}")
+    } else if x < 10.0 {
+        format!("{x:.3}")
     } else if x < 100.0 {
         format!("{x:.2}")
     } else {

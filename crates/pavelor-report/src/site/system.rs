@@ -91,10 +91,12 @@ impl Line {
 pub const HARNESS_UNIT: &str = "cycles";
 
 impl System {
-    /// The processor.
+    /// The processor, as Markdown text.
     pub fn processor(&self) -> String {
         match &self.kind {
-            Kind::Report { run, .. } => run.campaign.environment.cpu_model.clone(),
+            Kind::Report { run, .. } => {
+                crate::html::markdown_text(&run.campaign.environment.cpu_model)
+            }
             Kind::Harness(h) => h.processor(),
         }
     }
@@ -115,7 +117,7 @@ impl System {
         }
     }
 
-    /// Start and end of the measurements, UTC.
+    /// Start and end of the measurements, UTC, as Markdown text.
     pub fn dates(&self) -> (String, String) {
         match &self.kind {
             Kind::Report { run, .. } => {
