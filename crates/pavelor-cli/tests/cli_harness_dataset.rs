@@ -3,8 +3,8 @@
 //! instance and length, a dataset's text is shown as text, and a tampered
 //! dataset is refused by either with one line.
 //!
-//! The dataset comes from `PAVELOR_NICCS_DIR` (`.ci/run` sets it from
-//! `../shared/niccs`); without it each test says SKIPPED and passes. The
+//! The dataset comes from `PAVELOR_NICCS_DIR` (docs/contributing.md says
+//! where CI finds it); without it each test says SKIPPED and passes. The
 //! pages are also rendered in headless Chromium by `scripts/ci-site.sh`
 //! when the dataset is there.
 

@@ -11,6 +11,7 @@ use pavelor::{Algorithm, Backend};
 
 use crate::config::Config;
 use crate::results::RunResults;
+use crate::rows::{Ctx, Row};
 use pavelor_measure::campaign::Measurement;
 use pavelor_measure::clock::CounterKind;
 use pavelor_measure::ops::{Operation, Subject};
@@ -64,6 +65,11 @@ impl NiccsSubject {
             (NiccsSubject::Library(n), Subject::Lib { name, alg: a, .. }) => n == name && *a == alg,
             _ => false,
         }
+    }
+
+    /// This subject's row of `alg` in `ctx`.
+    pub fn row<'c, 'a>(&self, ctx: &'c Ctx<'a>, alg: Algorithm) -> Option<&'c Row<'a>> {
+        ctx.rows.iter().find(|r| self.is(r.subject, alg))
     }
 
     /// What the page's §1 says was measured.

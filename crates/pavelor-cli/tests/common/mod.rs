@@ -220,8 +220,8 @@ pub fn site_pages_and_links_resolve(site: &Path) -> std::collections::BTreeSet<S
 }
 
 /// The NICCS harness's published arm_1 dataset, in the directory
-/// `PAVELOR_NICCS_DIR` names (`.ci/run` sets it from `../shared/niccs`;
-/// a user's clone has none). Without it, says `SKIPPED` on the real
+/// `PAVELOR_NICCS_DIR` names (docs/contributing.md says where it comes
+/// from; a user's clone has none). Without it, says `SKIPPED` on the real
 /// standard error (past libtest's capture) and returns `None`.
 pub fn harness_arm_1(test: &str) -> Option<PathBuf> {
     use std::io::Write as _;

@@ -223,13 +223,22 @@ fn per_call(t: &TrialResult, q: Quantity) -> f64 {
     }
 }
 
-fn figure(m: &Measurement, q: Quantity) -> Figure {
-    let trials: Vec<f64> = m.trials.iter().map(|t| per_call(t, q)).collect();
-    Figure {
-        mean: trials.iter().sum::<f64>() / trials.len().max(1) as f64,
-        disturbed: m.trials.iter().any(|t| t.disturbed.is_some()),
-        trials,
+impl Figure {
+    /// A figure of the trials' values per call.
+    fn of_trials(trials: Vec<f64>, disturbed: bool) -> Figure {
+        Figure {
+            mean: trials.iter().sum::<f64>() / trials.len().max(1) as f64,
+            trials,
+            disturbed,
+        }
     }
+}
+
+fn figure(m: &Measurement, q: Quantity) -> Figure {
+    Figure::of_trials(
+        m.trials.iter().map(|t| per_call(t, q)).collect(),
+        m.trials.iter().any(|t| t.disturbed.is_some()),
+    )
 }
 
 fn name_of(r: &Reloaded, op: &str) -> String {

@@ -9,7 +9,7 @@
 use pavelor::Algorithm;
 use pavelor_measure::clock::CounterKind;
 
-use super::{Comparison, Figure, Pair, Quantity, RunSummary, Unpaired, per_call, verdict};
+use super::{Comparison, Figure, Pair, Quantity, RunSummary, Unpaired, verdict};
 use crate::harness_run::HarnessRun;
 use crate::interval::ratio_interval;
 use crate::niccs_dataset::NiccsSubject;
@@ -24,13 +24,11 @@ pub enum Side<'a> {
     Harness(&'a HarnessRun),
 }
 
-/// One figure of a side, by instance and length, with both quantities.
+/// One figure of a side, by instance and length.
 struct SideFigure {
     alg: Algorithm,
     size: usize,
-    cycles: Vec<f64>,
-    seconds: Vec<f64>,
-    disturbed: bool,
+    figure: Figure,
 }
 
 impl Side<'_> {
@@ -106,37 +104,25 @@ impl Side<'_> {
         }
     }
 
-    fn figures(&self) -> Vec<SideFigure> {
+    /// The side's figures of quantity `q`.
+    fn figures(&self, q: Quantity) -> Vec<SideFigure> {
         match self {
             Side::Report(r) => {
                 let ctx = Ctx::new(&r.config, &r.campaign);
                 let Ok(subject) = NiccsSubject::of(&r.config, r.campaign.best_backend) else {
                     return Vec::new();
                 };
-                let mut v = Vec::new();
-                for alg in Algorithm::ALL {
-                    let Some(row) = ctx.rows.iter().find(|row| subject.is(row.subject, alg)) else {
-                        continue;
-                    };
-                    for m in &row.measurements {
-                        v.push(SideFigure {
+                Algorithm::ALL
+                    .into_iter()
+                    .filter_map(|alg| Some((alg, subject.row(&ctx, alg)?)))
+                    .flat_map(|(alg, row)| {
+                        row.measurements.iter().map(move |m| SideFigure {
                             alg,
                             size: m.size,
-                            cycles: m
-                                .trials
-                                .iter()
-                                .map(|t| per_call(t, Quantity::Cycles))
-                                .collect(),
-                            seconds: m
-                                .trials
-                                .iter()
-                                .map(|t| per_call(t, Quantity::Time))
-                                .collect(),
-                            disturbed: m.trials.iter().any(|t| t.disturbed.is_some()),
-                        });
-                    }
-                }
-                v
+                            figure: super::figure(m, q),
+                        })
+                    })
+                    .collect()
             }
             Side::Harness(h) => h
                 .figures
@@ -144,24 +130,16 @@ impl Side<'_> {
                 .map(|f| SideFigure {
                     alg: f.alg,
                     size: f.size,
-                    cycles: f.trial_cycles.clone(),
-                    seconds: f.trial_seconds.clone(),
-                    disturbed: false,
+                    figure: Figure::of_trials(
+                        match q {
+                            Quantity::Cycles => f.trial_cycles.clone(),
+                            Quantity::Time => f.trial_seconds.clone(),
+                        },
+                        false,
+                    ),
                 })
                 .collect(),
         }
-    }
-}
-
-fn figure(f: &SideFigure, q: Quantity) -> Figure {
-    let trials = match q {
-        Quantity::Cycles => f.cycles.clone(),
-        Quantity::Time => f.seconds.clone(),
-    };
-    Figure {
-        mean: trials.iter().sum::<f64>() / trials.len().max(1) as f64,
-        trials,
-        disturbed: f.disturbed,
     }
 }
 
@@ -172,7 +150,7 @@ pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Com
     } else {
         Quantity::Time
     };
-    let (fb, fnew) = (b.figures(), n.figures());
+    let (fb, fnew) = (b.figures(quantity), n.figures(quantity));
     let key = |f: &SideFigure| (f.alg, f.size);
     let name = |alg: Algorithm| format!("{alg}");
     let mut pairs = Vec::new();
@@ -180,7 +158,7 @@ pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Com
     for x in &fb {
         match fnew.iter().find(|y| key(y) == key(x)) {
             Some(y) => {
-                let (base, new) = (figure(x, quantity), figure(y, quantity));
+                let (base, new) = (x.figure.clone(), y.figure.clone());
                 let i = ratio_interval(&base.trials, &new.trials);
                 pairs.push(Pair {
                     op: name(x.alg),

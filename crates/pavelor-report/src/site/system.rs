@@ -134,7 +134,7 @@ impl System {
             Kind::Report { run, .. } => {
                 let ctx = Ctx::new(&run.config, &run.campaign);
                 let subject = NiccsSubject::of(&run.config, run.campaign.best_backend).ok()?;
-                let row = ctx.rows.iter().find(|r| subject.is(r.subject, alg))?;
+                let row = subject.row(&ctx, alg)?;
                 let points = row
                     .measurements
                     .iter()
