@@ -23,6 +23,8 @@ pub struct CompareArgs {
     /// Exit 1 when a figure of NEW is slower than BASE's by more than PCT percent and its 95% interval excludes no change.
     #[arg(long, value_name = "PCT", value_parser = parse_pct)]
     fail_above: Option<f64>,
+    #[command(flatten)]
+    limits: crate::options::EvidenceLimits,
 }
 
 fn parse_pct(s: &str) -> Result<f64, String> {
@@ -47,13 +49,14 @@ pub fn run(args: &CompareArgs) -> ExitCode {
         );
         return ExitCode::from(REFUSED);
     }
-    let c = match pavelor_report::compare::compare_dirs(&args.base, &args.new) {
-        Ok(c) => c,
-        Err(e) => {
-            errln!("compare: {e}");
-            return ExitCode::from(REFUSED);
-        }
-    };
+    let c =
+        match pavelor_report::compare::compare_dirs(&args.base, &args.new, &args.limits.limits()) {
+            Ok(c) => c,
+            Err(e) => {
+                errln!("compare: {e}");
+                return ExitCode::from(REFUSED);
+            }
+        };
     if let Err(e) = out_text(&pavelor_report::compare::render::markdown(&c, false)) {
         return crate::terminal::finish(Err(e));
     }

@@ -75,3 +75,38 @@ pub fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
     s.parse()
         .map_err(|_| format!("'{s}' is not 512, 768 or 1024"))
 }
+
+// The limits on a directory of evidence that another machine or person
+// made (report --check/--render, compare, site). (A plain comment, as for
+// `HashOpts`.)
+#[derive(Args, Clone, Debug)]
+pub struct EvidenceLimits {
+    /// Refuse a directory holding a file larger than MIB mebibytes.
+    #[arg(long, value_name = "MIB", default_value_t = mib(pavelor_niccs::Limits::default().file_bytes), value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub max_file_mib: u64,
+    /// Refuse a directory whose files hold more than MIB mebibytes in all.
+    #[arg(long, value_name = "MIB", default_value_t = mib(pavelor_niccs::Limits::default().total_bytes), value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub max_dir_mib: u64,
+    /// Refuse a directory of more than N files and subdirectories.
+    #[arg(long, value_name = "N", default_value_t = pavelor_niccs::Limits::default().files, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_files: u64,
+    /// Refuse a directory whose timing records hold more than N trials in all.
+    #[arg(long, value_name = "N", default_value_t = pavelor_niccs::Limits::default().trials, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_trials: u64,
+}
+
+const fn mib(bytes: u64) -> u64 {
+    bytes >> 20
+}
+
+impl EvidenceLimits {
+    /// The limits the reader applies.
+    pub fn limits(&self) -> pavelor_niccs::Limits {
+        pavelor_niccs::Limits {
+            file_bytes: self.max_file_mib << 20,
+            total_bytes: self.max_dir_mib << 20,
+            files: self.max_files,
+            trials: self.max_trials,
+        }
+    }
+}

@@ -81,6 +81,10 @@ pub struct ReportArgs {
     /// Memory limit of each worker process, MiB (its address space, RLIMIT_AS).
     #[arg(long, value_name = "MIB", default_value_t = pavelor_measure::campaign::DEFAULT_WORKER_MEMORY_BYTES >> 20, value_parser = clap::value_parser!(u64).range(64..=(1 << 22)))]
     worker_memory: u64,
+    // The limits of --check and --render on a directory another machine
+    // wrote.
+    #[command(flatten)]
+    limits: crate::options::EvidenceLimits,
 }
 
 fn parse_budget(s: &str) -> Result<f64, String> {
@@ -95,9 +99,15 @@ fn parse_budget(s: &str) -> Result<f64, String> {
 /// `pavelor report --check DIR`: every dataset under `DIR/niccs/`, then the
 /// report's own records and files; or `DIR` itself when it is a harness
 /// dataset.
-fn check(dir: &std::path::Path) -> ExitCode {
+fn check(dir: &std::path::Path, limits: &pavelor_niccs::Limits) -> ExitCode {
     if report::harness_run::is_harness_dataset(dir) {
-        return match pavelor_niccs::check(dir) {
+        let checked = pavelor_niccs::Evidence::read(dir, limits)
+            .map_err(|e| e.to_string())
+            .and_then(|ev| {
+                pavelor_niccs::validate::check_evidence(&ev, &Default::default())
+                    .map_err(|p| p.to_string())
+            });
+        return match checked {
             Ok(summary) => crate::terminal::finish(outln!("{summary}").map(|()| ExitCode::SUCCESS)),
             Err(problem) => {
                 errln!("report --check: {}: {problem}", dir.display());
@@ -105,7 +115,7 @@ fn check(dir: &std::path::Path) -> ExitCode {
             }
         };
     }
-    match report::reload::check_run(dir) {
+    match report::reload::check_run(dir, limits) {
         Ok(checked) => {
             let mut text = String::new();
             for d in &checked.datasets {
@@ -130,9 +140,10 @@ fn check(dir: &std::path::Path) -> ExitCode {
 /// `pavelor report --render DIR`: a report directory's `report.md` and
 /// charts made again from its records, or a harness dataset's page on
 /// stdout.
-fn render(dir: &std::path::Path) -> ExitCode {
+fn render(dir: &std::path::Path, limits: &pavelor_niccs::Limits) -> ExitCode {
     if report::harness_run::is_harness_dataset(dir) {
-        let page = pavelor_niccs::Dataset::load(dir).and_then(|ds| {
+        let page = pavelor_niccs::Evidence::read(dir, limits).and_then(|ev| {
+            let ds = pavelor_niccs::Dataset::from_evidence(&ev)?;
             let ctx = pavelor_niccs::PageContext::for_dataset(&ds)?;
             Ok(pavelor_niccs::render_page(&ds, &ctx))
         });
@@ -146,7 +157,7 @@ fn render(dir: &std::path::Path) -> ExitCode {
             }
         };
     }
-    let result = report::reload::load(dir).and_then(|r| {
+    let result = report::reload::load(dir, limits).and_then(|r| {
         let rendered = report::reload::render(&r);
         report::reload::write(dir, &rendered).map(|()| rendered)
     });
@@ -218,10 +229,10 @@ fn parse_timeout(s: &str) -> Result<f64, String> {
 
 pub fn run(args: &ReportArgs) -> ExitCode {
     if let Some(dir) = &args.check {
-        return check(dir);
+        return check(dir, &args.limits.limits());
     }
     if let Some(dir) = &args.render {
-        return render(dir);
+        return render(dir, &args.limits.limits());
     }
     let exe = match std::env::current_exe() {
         Ok(p) => p,

@@ -17,11 +17,13 @@ pub struct SiteArgs {
     /// Report directories (`pavelor report --out DIR`) or NICCS harness datasets (a directory holding campaign.json, like performance/data/arm_1 of ngcc-dev/ngcc-harness), one per system id; each is checked as `pavelor report --check` checks it, and one that fails is refused.
     #[arg(value_name = "RUN", required = true)]
     runs: Vec<PathBuf>,
+    #[command(flatten)]
+    limits: crate::options::EvidenceLimits,
 }
 
 /// Builds the site.
 pub fn run(args: &SiteArgs) -> ExitCode {
-    match pavelor_report::site::build(&args.out, &args.runs) {
+    match pavelor_report::site::build(&args.out, &args.runs, &args.limits.limits()) {
         Ok(built) => crate::terminal::finish(
             outln!(
                 "site written to {}: {} system(s) ({}), {} pages; open {}",

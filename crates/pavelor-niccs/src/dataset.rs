@@ -21,12 +21,14 @@ use serde::Serialize;
 use sha2::Digest;
 
 use crate::error::Error;
+use crate::evidence::{Evidence, Limits};
 use crate::json;
 use crate::schema::{Build, Campaign, Record};
 
-/// Largest file read (16 MiB): a harness record is about 9 KB, a KAT log
-/// about 1 KB; anything far larger is not one.
-pub const MAX_FILE_BYTES: u64 = 16 << 20;
+/// Largest file read by default (4 MiB, [`Limits::file_bytes`]): a
+/// harness record is about 9 KB, a KAT log about 1 KB; anything far larger
+/// is not one.
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
 
 /// One system's dataset, in memory.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -44,23 +46,31 @@ pub struct Dataset {
 }
 
 impl Dataset {
-    /// Reads a dataset directory: `campaign.json`, `build.json`, every
-    /// `records/**/*.json` and every `kat/**/*.log` (symlinked directories
-    /// are not entered; a missing `records/` or `kat/` is empty). Files over
-    /// [`MAX_FILE_BYTES`] are refused.
+    /// Reads a dataset directory with the default [`Limits`]: see
+    /// [`Dataset::from_evidence`].
     pub fn load(dir: &Path) -> Result<Dataset, Error> {
-        let campaign = parse(&dir.join("campaign.json"))?;
-        let build = parse(&dir.join("build.json"))?;
+        Dataset::from_evidence(&Evidence::read(dir, &Limits::default())?)
+    }
+
+    /// The dataset of a directory already read: `campaign.json`,
+    /// `build.json`, every `records/**/*.json` and every `kat/**/*.log`
+    /// (a missing `records/` or `kat/` is empty). Each record's trials
+    /// count towards the directory's trial limit.
+    pub fn from_evidence(ev: &Evidence) -> Result<Dataset, Error> {
+        let campaign = parse(ev, "campaign.json")?;
+        let build = parse(ev, "build.json")?;
         let mut records = BTreeMap::new();
-        for (rel, path) in walk(dir, "records")? {
+        for (rel, _) in ev.files_under("records") {
             if rel.ends_with(".json") {
-                records.insert(rel, parse(&path)?);
+                let record: Record = parse(ev, rel)?;
+                ev.count_trials(rel, record.trial_count())?;
+                records.insert(rel.to_string(), record);
             }
         }
         let mut kat_logs = BTreeMap::new();
-        for (rel, path) in walk(dir, "kat")? {
+        for (rel, bytes) in ev.files_under("kat") {
             if rel.ends_with(".log") {
-                kat_logs.insert(rel, read_bounded(&path)?);
+                kat_logs.insert(rel.to_string(), bytes.to_vec());
             }
         }
         Ok(Dataset {
@@ -157,12 +167,10 @@ fn to_json<T: Serialize>(path: &Path, value: &T) -> Result<Vec<u8>, Error> {
     })
 }
 
-/// Parses one JSON file of the schema.
-fn parse<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
-    let bytes = read_bounded(path)?;
-    serde_json::from_slice(&bytes).map_err(|source| Error::Json {
-        path: path.to_path_buf(),
-        source,
+/// Parses the JSON file `rel` of `ev`, which must be there.
+fn parse<T: serde::de::DeserializeOwned>(ev: &Evidence, rel: &str) -> Result<T, Error> {
+    ev.json(rel)?.ok_or_else(|| Error::Missing {
+        path: ev.path_of(rel),
     })
 }
 
@@ -196,68 +204,6 @@ pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>, Error> {
         });
     }
     Ok(bytes)
-}
-
-/// Every file under `root/sub` (recursively; symlinked directories are not
-/// entered), as (`sub/…` with `/` separators, full path), sorted by path
-/// components as Python sorts `Path` objects. A missing `root/sub` gives
-/// nothing; `sub` may be empty for the whole tree.
-pub(crate) fn walk(root: &Path, sub: &str) -> Result<Vec<(String, PathBuf)>, Error> {
-    let start = if sub.is_empty() {
-        root.to_path_buf()
-    } else {
-        root.join(sub)
-    };
-    let mut out = Vec::new();
-    match fs::symlink_metadata(&start) {
-        Ok(meta) if meta.is_dir() => walk_dir(&start, sub, &mut out)?,
-        Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(source) => {
-            return Err(Error::Io {
-                path: start,
-                source,
-            });
-        }
-    }
-    out.sort_by(|a, b| a.0.split('/').cmp(b.0.split('/')));
-    Ok(out)
-}
-
-fn walk_dir(dir: &Path, rel: &str, out: &mut Vec<(String, PathBuf)>) -> Result<(), Error> {
-    let io_err = |source| Error::Io {
-        path: dir.to_path_buf(),
-        source,
-    };
-    for entry in fs::read_dir(dir).map_err(io_err)? {
-        let entry = entry.map_err(io_err)?;
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_str().ok_or_else(|| Error::BadPath {
-            path: path.display().to_string(),
-            problem: "file name is not UTF-8",
-        })?;
-        let child = if rel.is_empty() {
-            name.to_string()
-        } else {
-            format!("{rel}/{name}")
-        };
-        let kind = entry.file_type().map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        if kind.is_dir() {
-            walk_dir(&path, &child, out)?;
-        } else if kind.is_symlink() {
-            // Followed for files (Python's is_file()), never for directories.
-            if fs::metadata(&path).is_ok_and(|m| m.is_file()) {
-                out.push((child, path));
-            }
-        } else if kind.is_file() {
-            out.push((child, path));
-        }
-    }
-    Ok(())
 }
 
 /// Checks a dataset-relative path: under `prefix`, ending in `suffix`, made

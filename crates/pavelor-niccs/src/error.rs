@@ -29,6 +29,24 @@ pub enum Error {
         /// The path.
         path: PathBuf,
     },
+    /// A file that must be there is not.
+    Missing {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A path that should be a directory is something else.
+    NotADirectory {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A directory of evidence broke a reading rule or a limit
+    /// ([`crate::evidence`]).
+    Refused {
+        /// The file (or directory) refused.
+        path: PathBuf,
+        /// The rule, with the option that raises a limit.
+        problem: String,
+    },
     /// A file is not JSON, or not JSON of the harness's schema.
     Json {
         /// The file.
@@ -68,6 +86,9 @@ impl fmt::Display for Error {
                 write!(f, "{}: larger than {limit} bytes; not read", path.display())
             }
             Error::NotAFile { path } => write!(f, "{}: not a regular file", path.display()),
+            Error::Missing { path } => write!(f, "{}: missing", path.display()),
+            Error::NotADirectory { path } => write!(f, "{}: not a directory", path.display()),
+            Error::Refused { path, problem } => write!(f, "{}: {problem}", path.display()),
             Error::Json { path, source } => write!(
                 f,
                 "{}: not a valid harness JSON file: {}",

@@ -44,6 +44,7 @@
 
 pub mod dataset;
 mod error;
+pub mod evidence;
 pub mod json;
 pub mod python;
 pub mod render;
@@ -53,6 +54,7 @@ pub mod value;
 
 pub use dataset::{Dataset, MAX_FILE_BYTES, sha256_hex};
 pub use error::Error;
+pub use evidence::{Evidence, Limits};
 pub use json::{Json, JsonObject, OrderedMap, to_harness_json};
 pub use python::py_median;
 pub use render::{KatIssue, PageContext, architecture_wording, render_page};

@@ -564,7 +564,13 @@ fn oversized_files_are_refused() {
     let big = std::fs::File::create(dir.join("kat/hash-22/huge.log")).expect("create");
     big.set_len(niccs::MAX_FILE_BYTES + 1).expect("sparse file");
     let e = Dataset::load(&dir).expect_err("too large");
-    assert!(matches!(e, niccs::Error::TooLarge { .. }), "{e}");
+    assert!(matches!(e, niccs::Error::Refused { .. }), "{e}");
+    assert!(
+        e.to_string().contains(
+            "huge.log: larger than the limit of 4 MiB per file (--max-file-mib raises it)"
+        ),
+        "{e}"
+    );
     let p = niccs::check(&dir).expect_err("too large");
     assert_eq!(p.rule, Rule::Read);
 }

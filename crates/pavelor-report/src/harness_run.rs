@@ -12,16 +12,19 @@
 use std::path::{Path, PathBuf};
 
 use pavelor::Algorithm;
+use pavelor_niccs::evidence::{Evidence, Limits};
 use pavelor_niccs::{self as niccs, Dataset, Json, PageContext, Record};
 
 /// The candidate whose records are read.
 const CANDIDATE: &str = "hash-22";
 
-/// Whether `dir` is a harness dataset (it holds a `campaign.json`) rather
-/// than a report directory (whose datasets are one level down, under
-/// `niccs/`).
+/// Whether `dir` is a harness dataset (it holds something named
+/// `campaign.json`) rather than a report directory (whose datasets are one
+/// level down, under `niccs/`). Whatever that `campaign.json` is, the
+/// reader then checks it, so a FIFO or a link in its place is refused as a
+/// dataset's file, not mistaken for a report directory.
 pub fn is_harness_dataset(dir: &Path) -> bool {
-    dir.join("campaign.json").is_file()
+    std::fs::symlink_metadata(dir.join("campaign.json")).is_ok()
 }
 
 /// One `hash-22` figure of the dataset.
@@ -75,14 +78,20 @@ pub struct HarnessRun {
     pub summary: String,
     /// Its `hash-22` figures, by instance then length.
     pub figures: Vec<HarnessFigure>,
+    /// The directory as it was read and checked: what the site copies.
+    pub evidence: Evidence,
 }
 
 impl HarnessRun {
-    /// Checks `dir` by the harness validator's rules and reads it. The error
-    /// is one line naming the directory and the first problem.
-    pub fn check(dir: &Path) -> Result<HarnessRun, String> {
-        let summary = niccs::check(dir).map_err(|p| format!("{}: {p}", dir.display()))?;
-        let dataset = Dataset::load(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    /// Reads `dir` with the reading `limits` and checks it by the harness
+    /// validator's rules. The error is one line naming the directory and
+    /// the first problem.
+    pub fn check(dir: &Path, limits: &Limits) -> Result<HarnessRun, String> {
+        let evidence = Evidence::read(dir, limits).map_err(|e| e.to_string())?;
+        let summary = niccs::validate::check_evidence(&evidence, &niccs::CheckOptions::default())
+            .map_err(|p| format!("{}: {p}", dir.display()))?;
+        let dataset =
+            Dataset::from_evidence(&evidence).map_err(|e| format!("{}: {e}", dir.display()))?;
         let mut figures = Vec::new();
         for (path, rec) in &dataset.records {
             // A hash of the empty message has no figure per byte.
@@ -93,7 +102,12 @@ impl HarnessRun {
             {
                 continue;
             }
-            figures.push(figure(rec).map_err(|e| format!("{}: {path}: {e}", dir.display()))?);
+            figures.push(figure(rec).map_err(|e| {
+                format!(
+                    "{}: passes the harness validator's rules, but {path}: {e}",
+                    dir.display()
+                )
+            })?);
         }
         figures.sort_by_key(|f| (f.alg.output_bits(), f.size));
         if figures.is_empty() {
@@ -107,6 +121,7 @@ impl HarnessRun {
             dataset,
             summary: summary.to_string(),
             figures,
+            evidence,
         })
     }
 
@@ -187,7 +202,11 @@ fn figure(rec: &Record) -> Result<HarnessFigure, String> {
     let label = rec.instance.as_deref().unwrap_or(&rec.label);
     let alg: Algorithm = label
         .parse()
-        .map_err(|_| format!("instance {label:?} is no Pavelor instance"))?;
+        .map_err(|_| {
+            format!(
+                "instance {label:?} is not a Pavelor instance (Pavelor-512, Pavelor-768 or Pavelor-1024)"
+            )
+        })?;
     let size = usize::try_from(rec.input_bytes).map_err(|e| e.to_string())?;
     let trials = rec.trials.as_deref().unwrap_or_default();
     let per_call = |f: &dyn Fn(&niccs::Trial) -> f64| -> Vec<f64> {

@@ -9,11 +9,14 @@
 //! its trials give, and the records must come from this pavelor version,
 //! whose page layout is the one that would be compared.
 
-use std::io::Read;
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use pavelor::Backend;
 use pavelor_kat::atomic_file::atomic_write;
+use pavelor_measure::campaign::Measurement;
+use pavelor_measure::clock::CounterKind;
+use pavelor_niccs::evidence::{Evidence, Limits, SYSTEM_ID_RULE, is_system_id};
 use serde::de::DeserializeOwned;
 
 use crate::config::Config;
@@ -27,9 +30,6 @@ use crate::results::FigureFailure;
 use crate::results::RunResults;
 use pavelor_measure::library::gate::LibGate;
 use pavelor_niccs as niccs;
-
-/// The largest record file read back, bytes.
-pub const MAX_RECORD_BYTES: u64 = 64 << 20;
 
 /// A report directory's contents, as the run had them.
 pub struct Reloaded {
@@ -48,34 +48,13 @@ pub struct Rendered {
     pub files: Vec<(String, String)>,
 }
 
-fn read_bounded(path: &Path) -> Result<Option<Vec<u8>>, String> {
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.to_string()),
-    };
-    let mut bytes = Vec::new();
-    file.take(MAX_RECORD_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_RECORD_BYTES {
-        return Err(format!("larger than {MAX_RECORD_BYTES} bytes"));
-    }
-    Ok(Some(bytes))
+/// Parses `name` of `ev`; `None` if there is no such file.
+fn read_optional<T: DeserializeOwned>(ev: &Evidence, name: &str) -> Result<Option<T>, String> {
+    ev.json(name).map_err(|e| e.to_string())
 }
 
-/// Parses `dir/name`; `None` if there is no such file.
-fn read_optional<T: DeserializeOwned>(dir: &Path, name: &str) -> Result<Option<T>, String> {
-    let Some(bytes) = read_bounded(&dir.join(name)).map_err(|e| format!("{name}: {e}"))? else {
-        return Ok(None);
-    };
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(|e| format!("{name}: {e}"))
-}
-
-fn read_required<T: DeserializeOwned>(dir: &Path, name: &str) -> Result<T, String> {
-    read_optional(dir, name)?.ok_or_else(|| format!("{name}: missing"))
+fn read_required<T: DeserializeOwned>(ev: &Evidence, name: &str) -> Result<T, String> {
+    read_optional(ev, name)?.ok_or_else(|| format!("{name}: missing"))
 }
 
 /// The first field where `stored` and `computed` differ, as a message.
@@ -91,9 +70,30 @@ fn first_difference(stored: &Derived, computed: &Derived) -> String {
     )
 }
 
-/// Reads the report directory `dir`.
-pub fn load(dir: &Path) -> Result<Reloaded, String> {
-    let run: RunRecord = read_optional(dir, RUN_RECORD)?
+/// Reads the report directory `dir` with the reading `limits` and checks
+/// its records ([`load_evidence`]).
+pub fn load(dir: &Path, limits: &Limits) -> Result<Reloaded, String> {
+    let ev = Evidence::read(dir, limits).map_err(|e| e.to_string())?;
+    load_evidence(&ev)
+}
+
+/// The files of `records/` that a run writes besides its figures' and
+/// libraries' records.
+const RUN_FILES: [&str; 7] = [
+    RUN_RECORD,
+    FAILURES,
+    KAT,
+    ENVIRONMENT,
+    HOST_CHECKS,
+    AES_PROBE,
+    STATIC_SIZE,
+];
+
+/// A report directory already read: its records, each checked against its
+/// file name, the run's settings and its trials. The error names the file
+/// (relative to the directory) and the problem.
+pub fn load_evidence(ev: &Evidence) -> Result<Reloaded, String> {
+    let run: RunRecord = read_optional(ev, RUN_RECORD)?
         .ok_or_else(|| format!("{RUN_RECORD}: missing (not a directory `pavelor report` wrote)"))?;
     if run.schema != RUN_SCHEMA {
         return Err(format!(
@@ -115,23 +115,33 @@ pub fn load(dir: &Path) -> Result<Reloaded, String> {
         )
     })?;
     let mut config = run.config;
-    config.out_dir = dir.to_path_buf();
-    let failures: Vec<FigureFailure> = read_optional(dir, FAILURES)?.unwrap_or_default();
+    if !is_system_id(&config.system_id) {
+        return Err(format!(
+            "{RUN_RECORD}: config.system_id {:?} is not a system id ({SYSTEM_ID_RULE})",
+            config.system_id
+        ));
+    }
+    config.out_dir = ev.root().to_path_buf();
+    let failures: Vec<FigureFailure> = read_optional(ev, FAILURES)?.unwrap_or_default();
+    let mut named: BTreeSet<String> = RUN_FILES.iter().map(|f| f.to_string()).collect();
     let mut libs = Vec::new();
     for spec in &config.libs {
         let name = record_files::library_record_name(&spec.name);
-        let gate: LibGate = read_required(dir, &name)?;
+        named.insert(name.clone());
+        let gate: LibGate = read_required(ev, &name)?;
         if &gate.spec != spec {
             return Err(format!("{name}: describes another library than the run's"));
         }
         libs.push(gate);
     }
     let mut measurements = Vec::new();
+    let mut counter = None;
     for subject in &run.subjects {
         let id = subject.id();
         for &size in &config.sizes {
             let name = record_files::figure_record_name(&id, size);
-            match read_optional::<FigureRecord>(dir, &name)? {
+            named.insert(name.clone());
+            match read_optional::<FigureRecord>(ev, &name)? {
                 Some(rec) => {
                     if rec.schema != FIGURE_SCHEMA {
                         return Err(format!(
@@ -146,8 +156,11 @@ pub fn load(dir: &Path) -> Result<Reloaded, String> {
                             m.op, m.size
                         ));
                     }
+                    ev.count_trials(&name, m.trials.len() as u64)
+                        .map_err(|e| e.to_string())?;
                     m.check_plan(&config.method)
                         .map_err(|e| format!("{name}: {e}"))?;
+                    check_trials(&name, &m, counter.get_or_insert(m.counter()))?;
                     let computed = Derived::of(&m);
                     if rec.derived != computed {
                         return Err(format!(
@@ -166,24 +179,37 @@ pub fn load(dir: &Path) -> Result<Reloaded, String> {
             }
         }
     }
-    let dataset_dir = dir.join("niccs").join(&config.system_id);
-    let dataset = niccs::Dataset::load(&dataset_dir).map_err(|e| e.to_string())?;
+    // Every file under records/ is one the run names: a second record of a
+    // figure, under another name or in a subdirectory, is refused rather
+    // than silently ignored.
+    if let Some((extra, _)) = ev
+        .files_under("records")
+        .into_iter()
+        .find(|(rel, _)| !named.contains(*rel))
+    {
+        return Err(format!(
+            "{extra}: not a record this run names (its figures' records lie at records/<implementation>.<size>.json, one per figure)"
+        ));
+    }
+    let dataset =
+        niccs::Dataset::from_evidence(&ev.subtree(&format!("niccs/{}", config.system_id)))
+            .map_err(|e| e.to_string())?;
     let campaign = RunResults {
         started: run.started,
         finished: run.finished,
-        environment: read_required(dir, ENVIRONMENT)?,
-        kat: read_required(dir, KAT)?,
+        environment: read_required(ev, ENVIRONMENT)?,
+        kat: read_required(ev, KAT)?,
         libs,
-        probe: read_optional(dir, AES_PROBE)?,
+        probe: read_optional(ev, AES_PROBE)?,
         subjects: run.subjects,
         measurements,
         failures,
-        static_size: read_optional(dir, STATIC_SIZE)?,
+        static_size: read_optional(ev, STATIC_SIZE)?,
         emulation: run.emulation.or(run
             .emulated
             .then_some(pavelor_measure::env::Emulation::UserMode)),
         notes: run.notes,
-        host_checks: read_required(dir, HOST_CHECKS)?,
+        host_checks: read_required(ev, HOST_CHECKS)?,
         host_problems: run.host_problems,
         started_iso: run.started_iso,
         finished_iso: run.finished_iso,
@@ -219,16 +245,14 @@ pub fn write(dir: &Path, rendered: &Rendered) -> Result<(), String> {
     Ok(())
 }
 
-/// Compares `rendered` with the files in `dir`, byte for byte; the error
+/// Compares `rendered` with the files of `ev`, byte for byte; the error
 /// names the first file that differs and its first differing line.
-pub fn compare(dir: &Path, rendered: &Rendered) -> Result<(), String> {
+pub fn compare(ev: &Evidence, rendered: &Rendered) -> Result<(), String> {
     for (name, text) in &rendered.files {
-        let stored = read_bounded(&dir.join(name))
-            .map_err(|e| format!("{name}: {e}"))?
-            .ok_or_else(|| format!("{name}: missing"))?;
+        let stored = ev.get(name).ok_or_else(|| format!("{name}: missing"))?;
         if stored != text.as_bytes() {
             let line =
-                niccs::validate::first_differing_line(&String::from_utf8_lossy(&stored), text);
+                niccs::validate::first_differing_line(&String::from_utf8_lossy(stored), text);
             return Err(format!(
                 "{name}: differs from what its records give (first at line {line}): edited, or rendered by another build of pavelor; `pavelor report --render DIR` writes it again from the checked records"
             ));
@@ -243,37 +267,64 @@ pub struct CheckedRun {
     pub datasets: Vec<String>,
     /// The run, read back.
     pub run: Reloaded,
+    /// The directory as it was read and checked: what the site shows of it.
+    pub evidence: Evidence,
 }
 
-/// The NICCS datasets of a report directory (`DIR/niccs/<id>/`), sorted.
-pub fn datasets_of(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
-    let entries = std::fs::read_dir(dir.join("niccs"))
-        .map_err(|e| format!("{}: {e}", dir.join("niccs").display()))?;
-    let mut v: Vec<std::path::PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("campaign.json").is_file())
-        .collect();
-    v.sort();
-    if v.is_empty() {
+/// Every check of `pavelor report --check` on a report directory read with
+/// `limits`: each NICCS dataset under `niccs/` by the harness validator's
+/// rules, every record against its file name and its trials, and every page
+/// and chart against what the records give. The error names the first
+/// problem, prefixed with the path it is in.
+pub fn check_run(dir: &Path, limits: &Limits) -> Result<CheckedRun, String> {
+    let ev = Evidence::read(dir, limits).map_err(|e| e.to_string())?;
+    let mut datasets = Vec::new();
+    let ids = ev.subdirectories("niccs");
+    for id in &ids {
+        let sub = ev.subtree(&format!("niccs/{id}"));
+        let summary = niccs::validate::check_evidence(&sub, &niccs::CheckOptions::default())
+            .map_err(|p| format!("{}: {p}", sub.root().display()))?;
+        datasets.push(summary.to_string());
+    }
+    if datasets.is_empty() {
         return Err(format!(
             "{}: no NICCS dataset (no campaign.json under niccs/)",
             dir.display()
         ));
     }
-    Ok(v)
+    let run = load_evidence(&ev).map_err(|e| format!("{}: {e}", dir.display()))?;
+    compare(&ev, &render(&run)).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(CheckedRun {
+        datasets,
+        run,
+        evidence: ev,
+    })
 }
 
-/// Every check of `pavelor report --check` on a report directory: each
-/// NICCS dataset by the harness validator's rules, every record against
-/// its trials, and every page and chart against what the records give.
-/// The error names the first problem, prefixed with the path it is in.
-pub fn check_run(dir: &Path) -> Result<CheckedRun, String> {
-    let mut datasets = Vec::new();
-    for d in datasets_of(dir)? {
-        let summary = niccs::check(&d).map_err(|p| format!("{}: {p}", d.display()))?;
-        datasets.push(summary.to_string());
+/// [`load_evidence`]'s checks of a figure's trials: each timed some calls
+/// in a positive time, and counted with the run's one counter.
+fn check_trials(name: &str, m: &Measurement, counter: &mut CounterKind) -> Result<(), String> {
+    for (i, t) in m.trials.iter().enumerate() {
+        if t.calls == 0 || t.ns == 0 {
+            return Err(format!(
+                "{name}: trial {i} timed {} calls in {} ns; a figure needs calls in a positive time",
+                t.calls, t.ns
+            ));
+        }
+        if t.counter != CounterKind::None && t.cycles == 0 {
+            return Err(format!(
+                "{name}: trial {i} counted 0 {} over {} calls",
+                t.counter.unit(),
+                t.calls
+            ));
+        }
+        if t.counter != *counter {
+            return Err(format!(
+                "{name}: trial {i} counted with {}, but the run counted with {}: a run has one counter",
+                t.counter.unit(),
+                counter.unit()
+            ));
+        }
     }
-    let run = load(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    compare(dir, &render(&run)).map_err(|e| format!("{}: {e}", dir.display()))?;
-    Ok(CheckedRun { datasets, run })
+    Ok(())
 }

@@ -286,6 +286,18 @@ impl Record {
         }
     }
 
+    /// The trials the record holds: its own list and its processes'
+    /// (each trial is usually in both), for the reader's trial limit.
+    pub fn trial_count(&self) -> u64 {
+        let own = self.trials.as_ref().map_or(0, Vec::len);
+        let processes: usize = self
+            .processes
+            .iter()
+            .map(|p| p.trials.as_ref().map_or(0, Vec::len))
+            .sum();
+        (own + processes) as u64
+    }
+
     pub(super) fn name(&self) -> String {
         format!("{}/{} {}", self.candidate, self.label, self.op_key())
     }

@@ -3,12 +3,24 @@
 //! file, absolute paths in JSON strings, and the schema [`Dataset::load`]
 //! reads.
 
-use std::path::Path;
-
 use super::CheckOptions;
 use super::rule::{Problem, Rule, problem};
 use crate::dataset::Dataset;
+use crate::evidence::{Evidence, SYSTEM_ID_RULE, is_system_id};
 use crate::json::Json;
+
+/// [`Rule::SystemForm`] (pavelor): the system id is one that may name a
+/// directory ([`is_system_id`]).
+pub(super) fn system_form(sid: &str) -> Result<(), Problem> {
+    if is_system_id(sid) {
+        return Ok(());
+    }
+    Err(problem(
+        "campaign.json",
+        Rule::SystemForm,
+        format!("the system id {sid:?} (the dataset directory's name) is not {SYSTEM_ID_RULE}"),
+    ))
+}
 
 /// [`Rule::SystemRegistered`]: the system is one of the caller's known
 /// systems (none given: every system is).
@@ -41,7 +53,7 @@ pub(super) fn system_id(sid: &str, campaign: &Json) -> Result<(), Problem> {
 
 /// [`Rule::AbsolutePath`]: no file (read as text) holds a local absolute
 /// path.
-pub(super) fn absolute_path(files: &[(String, Vec<u8>)]) -> Result<(), Problem> {
+pub(super) fn absolute_path(files: &[(&str, &[u8])]) -> Result<(), Problem> {
     for (rel, bytes) in files {
         let text = String::from_utf8_lossy(bytes);
         if let Some(found) = find_local_absolute_path(&text) {
@@ -76,9 +88,12 @@ pub fn find_local_absolute_path(text: &str) -> Option<&str> {
 /// The JSON files the harness reads (`campaign.json`, `build.json`,
 /// `records/**.json`, `profile/**.json`), parsed ([`Rule::Json`]) and each
 /// checked by [`absolute_json_string`] before the next is parsed.
-pub(super) fn harness_json(files: &[(String, Vec<u8>)]) -> Result<Vec<(&str, Json)>, Problem> {
+pub(super) fn harness_json<'a>(
+    files: &[(&'a str, &[u8])],
+) -> Result<Vec<(&'a str, Json)>, Problem> {
     let mut parsed = Vec::new();
     for (rel, bytes) in files {
+        let rel = *rel;
         let harness_json = rel == "campaign.json"
             || rel == "build.json"
             || ((rel.starts_with("records/") || rel.starts_with("profile/"))
@@ -89,7 +104,7 @@ pub(super) fn harness_json(files: &[(String, Vec<u8>)]) -> Result<Vec<(&str, Jso
         let value: Json =
             serde_json::from_slice(bytes).map_err(|e| problem(rel, Rule::Json, e.to_string()))?;
         absolute_json_string(rel, &value)?;
-        parsed.push((rel.as_str(), value));
+        parsed.push((rel, value));
     }
     Ok(parsed)
 }
@@ -130,8 +145,8 @@ fn absolute_string(value: &Json, pointer: String) -> Option<(String, String)> {
 
 /// [`Rule::Schema`] (pavelor), for the dataset as a whole: it loads with
 /// the schema this crate reads.
-pub(super) fn loads(dir: &Path, sid: &str) -> Result<(), Problem> {
-    Dataset::load(dir)
+pub(super) fn loads(ev: &Evidence, sid: &str) -> Result<(), Problem> {
+    Dataset::from_evidence(ev)
         .map(|_| ())
         .map_err(|e| problem(sid, Rule::Schema, e.to_string()))
 }

@@ -2,18 +2,15 @@
 //! build.json names is a plain relative path, is there, has build.json's
 //! digest, and ends with build.json's outcome.
 
-use std::io::ErrorKind;
-use std::path::Path;
-
 use super::rule::{Problem, Rule, problem};
-use crate::dataset::{self, relative_components, sha256_hex};
-use crate::error::Error;
+use crate::dataset::{relative_components, sha256_hex};
+use crate::evidence::Evidence;
 use crate::json::{Json, JsonObject, NULL};
 use crate::python::py_isspace;
 
 /// Checks the KAT log of every build.json instance that names one, in
 /// sorted key order; returns how many were checked.
-pub(super) fn check_kat_logs(dir: &Path, instances: &JsonObject) -> Result<usize, Problem> {
+pub(super) fn check_kat_logs(ev: &Evidence, instances: &JsonObject) -> Result<usize, Problem> {
     let mut checked = 0;
     let mut keys: Vec<&str> = instances.keys().map(String::as_str).collect();
     keys.sort_unstable();
@@ -31,10 +28,10 @@ pub(super) fn check_kat_logs(dir: &Path, instances: &JsonObject) -> Result<usize
             continue;
         }
         let rel = kat_log_path(key, kat_log)?;
-        let bytes = kat_log_missing(dir, key, rel)?;
+        let bytes = kat_log_missing(ev, key, rel)?;
         checked += 1;
-        kat_log_digest(rel, &bytes, e)?;
-        kat_log_result(rel, &bytes, e)?;
+        kat_log_digest(rel, bytes, e)?;
+        kat_log_result(rel, bytes, e)?;
     }
     Ok(checked)
 }
@@ -56,21 +53,15 @@ fn kat_log_path<'a>(key: &str, kat_log: &'a Json) -> Result<&'a str, Problem> {
 
 /// [`Rule::KatLogMissing`]: the KAT log is a file; its bytes (another
 /// failure to read it is a [`Rule::Read`] problem).
-fn kat_log_missing(dir: &Path, key: &str, rel: &str) -> Result<Vec<u8>, Problem> {
-    match dataset::read_bounded(&dir.join(rel)) {
-        Ok(bytes) => Ok(bytes),
-        Err(Error::Io { source, .. }) if source.kind() == ErrorKind::NotFound => Err(problem(
-            "build.json",
-            Rule::KatLogMissing,
-            format!("{key} KAT log {rel} missing"),
-        )),
-        Err(Error::NotAFile { .. }) => Err(problem(
-            "build.json",
-            Rule::KatLogMissing,
-            format!("{key} KAT log {rel} missing (not a file)"),
-        )),
-        Err(err) => Err(problem(rel, Rule::Read, err.to_string())),
-    }
+fn kat_log_missing<'a>(ev: &'a Evidence, key: &str, rel: &str) -> Result<&'a [u8], Problem> {
+    ev.get(rel).ok_or_else(|| {
+        let detail = if ev.has_dir(rel) {
+            format!("{key} KAT log {rel} missing (not a file)")
+        } else {
+            format!("{key} KAT log {rel} missing")
+        };
+        problem("build.json", Rule::KatLogMissing, detail)
+    })
 }
 
 /// [`Rule::KatLogDigest`]: the log's SHA-256 is the entry's `kat_log_sha256`.

@@ -32,6 +32,7 @@ use std::fmt;
 use std::path::Path;
 
 use crate::dataset;
+use crate::evidence::{Evidence, Limits};
 use crate::json::Json;
 use crate::python::py_isclose;
 use rule::problem;
@@ -77,26 +78,36 @@ pub struct CheckOptions {
 }
 
 /// Checks the dataset directory `dir` (its name is the system id) with the
-/// default options.
+/// default options and reading limits.
 pub fn check(dir: &Path) -> Result<CheckSummary, Problem> {
     check_with(dir, &CheckOptions::default())
 }
 
-/// Checks the dataset directory `dir`, stopping at the first problem.
+/// Reads the dataset directory `dir` with the default [`Limits`] and checks
+/// it, stopping at the first problem.
 pub fn check_with(dir: &Path, options: &CheckOptions) -> Result<CheckSummary, Problem> {
-    let sid = system_name(dir)?;
+    let ev = Evidence::read(dir, &Limits::default())
+        .map_err(|e| problem(&dir.display().to_string(), Rule::Read, e.to_string()))?;
+    check_evidence(&ev, options)
+}
+
+/// Checks a dataset directory already read (its name is the system id),
+/// stopping at the first problem.
+pub fn check_evidence(ev: &Evidence, options: &CheckOptions) -> Result<CheckSummary, Problem> {
+    let sid = ev.name().to_string();
+    files::system_form(&sid)?;
     files::system_registered(&sid, options)?;
-    let all = read_all(dir, &sid)?;
-    let campaign = parse_json(dir, "campaign.json")?;
+    let all = ev.files();
+    let campaign = parse_json(ev, "campaign.json")?;
     json_object("campaign.json", &campaign)?;
     files::system_id(&sid, &campaign)?;
     files::absolute_path(&all)?;
     let parsed = files::harness_json(&all)?;
-    let build = parse_json(dir, "build.json")?;
+    let build = parse_json(ev, "build.json")?;
     let Some(Json::Object(instances)) = build.get("instances") else {
         return Err(problem("build.json", Rule::Json, "no \"instances\" object"));
     };
-    let kat_logs = kat_log::check_kat_logs(dir, instances)?;
+    let kat_logs = kat_log::check_kat_logs(ev, instances)?;
     let mut records = 0;
     for (rel, value) in parsed.iter().filter(|(rel, _)| rel.starts_with("records/")) {
         records += 1;
@@ -107,7 +118,7 @@ pub fn check_with(dir: &Path, options: &CheckOptions) -> Result<CheckSummary, Pr
         profiles += 1;
         profile::check_profile(rel, value)?;
     }
-    files::loads(dir, &sid)?;
+    files::loads(ev, &sid)?;
     Ok(CheckSummary {
         system: sid,
         files: all.len(),
@@ -144,41 +155,13 @@ pub fn first_differing_line(a: &str, b: &str) -> usize {
         + 1
 }
 
-/// The dataset directory's name, the system id.
-fn system_name(dir: &Path) -> Result<String, Problem> {
-    let name = dir.file_name().map(|n| n.to_os_string()).or_else(|| {
-        std::fs::canonicalize(dir)
-            .ok()?
-            .file_name()
-            .map(|n| n.to_os_string())
-    });
-    name.and_then(|n| n.into_string().ok()).ok_or_else(|| {
-        problem(
-            &dir.display().to_string(),
-            Rule::Read,
-            "the dataset directory has no UTF-8 name (the system id)",
-        )
-    })
-}
-
-/// Every file of the dataset, read once (bounded), in path order.
-fn read_all(dir: &Path, sid: &str) -> Result<Vec<(String, Vec<u8>)>, Problem> {
-    let mut files = Vec::new();
-    for (rel, path) in
-        dataset::walk(dir, "").map_err(|e| problem(sid, Rule::Read, e.to_string()))?
-    {
-        let bytes =
-            dataset::read_bounded(&path).map_err(|e| problem(&rel, Rule::Read, e.to_string()))?;
-        files.push((rel, bytes));
-    }
-    Ok(files)
-}
-
-/// The file `rel` of `dir`, read ([`Rule::Read`]) and parsed ([`Rule::Json`]).
-fn parse_json(dir: &Path, rel: &str) -> Result<Json, Problem> {
-    let bytes = dataset::read_bounded(&dir.join(rel))
-        .map_err(|e| problem(rel, Rule::Read, e.to_string()))?;
-    serde_json::from_slice(&bytes).map_err(|e| problem(rel, Rule::Json, e.to_string()))
+/// The file `rel` of the dataset, which must be there ([`Rule::Read`]),
+/// parsed ([`Rule::Json`]).
+fn parse_json(ev: &Evidence, rel: &str) -> Result<Json, Problem> {
+    let bytes = ev
+        .get(rel)
+        .ok_or_else(|| problem(rel, Rule::Read, "missing"))?;
+    serde_json::from_slice(bytes).map_err(|e| problem(rel, Rule::Json, e.to_string()))
 }
 
 /// [`Rule::Json`]: the file `rel` holds a JSON object.

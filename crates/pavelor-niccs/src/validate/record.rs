@@ -15,6 +15,8 @@ pub(super) fn check_record(name: &str, r: &Json, build: &JsonObject) -> Result<(
     library_or_kat_log(name, r, entry)?;
     schema_version(name, r)?;
     record_digests(name, r, entry)?;
+    record_identity(name, r, entry)?;
+    record_path(name, r)?;
     if r.get_or_null("status").as_str() != Some("complete") {
         return Ok(());
     }
@@ -105,6 +107,51 @@ fn record_digests(name: &str, r: &Json, entry: &Json) -> Result<(), Problem> {
     )
 }
 
+/// [`Rule::RecordIdentity`] (pavelor): `instance`, `variant` and `flags`
+/// are build.json's (campaign.py copies them), so a record cannot say it
+/// measured another instance or variant than its build entry's.
+fn record_identity(name: &str, r: &Json, entry: &Json) -> Result<(), Problem> {
+    as_in_build(
+        name,
+        r,
+        entry,
+        Rule::RecordIdentity,
+        &["instance", "variant", "flags"],
+        |field, ours, theirs| format!("{field} {ours} differs from build.json's {theirs}"),
+    )
+}
+
+/// [`Rule::RecordPath`] (pavelor): the record lies where campaign.py writes
+/// it, `records/<candidate>/<label>__<op_key>.json`, so its file name says
+/// what it holds and no two records hold the same figure.
+fn record_path(name: &str, r: &Json) -> Result<(), Problem> {
+    let operation = r.get_or_null("operation").py_str();
+    let op_key = match r.get_or_null("input_bytes").as_u64() {
+        Some(0) => operation,
+        Some(n) => format!("{operation}_{n}"),
+        None => {
+            return Err(problem(
+                name,
+                Rule::RecordPath,
+                "input_bytes is not a byte count",
+            ));
+        }
+    };
+    let expected = format!(
+        "records/{}/{}__{op_key}.json",
+        r.get_or_null("candidate").py_str(),
+        r.get_or_null("label").py_str()
+    );
+    if name == expected {
+        return Ok(());
+    }
+    Err(problem(
+        name,
+        Rule::RecordPath,
+        format!("holds the record of {expected}, and a record lies only there"),
+    ))
+}
+
 /// [`Rule::Schema`] (pavelor): the record is schema 2.
 fn schema_version(name: &str, r: &Json) -> Result<(), Problem> {
     let schema = r.get_or_null("schema");
@@ -182,6 +229,13 @@ fn trial(name: &str, i: usize, t: &Json) -> Result<(u64, f64, u64), Problem> {
         _ => None,
     }
     .ok_or_else(|| bad(&format!("seconds {} is not a number", s.py_str())))?;
+    // pavelor: a time that is not a positive finite number is no figure.
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(bad(&format!(
+            "seconds {} is not a positive finite number",
+            s.py_str()
+        )));
+    }
     let c = t.get_or_null("cycles");
     let cycles = match c {
         Json::Number(n) if n.as_u64().is_some() => n.as_u64().unwrap_or(0),

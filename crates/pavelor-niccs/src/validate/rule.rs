@@ -13,6 +13,10 @@ pub enum Rule {
     Read,
     /// A JSON file does not parse.
     Json,
+    /// pavelor: the system id (the directory's name) is not one that may
+    /// name a directory: 1 to 64 letters, digits, `_`, `-` or `.`, not
+    /// starting with `.`.
+    SystemForm,
     /// The system is not in the caller's list of known systems
     /// (`check_dataset`: registered in `performance/systems.csv`).
     SystemRegistered,
@@ -38,6 +42,12 @@ pub enum Rule {
     /// pavelor: a record's `library_sha256` or `kat_log_sha256` differs from
     /// build.json (campaign.py copies them from there).
     RecordDigests,
+    /// pavelor: a record's `instance`, `variant` or `flags` differs from
+    /// build.json's.
+    RecordIdentity,
+    /// pavelor: a record does not lie at
+    /// `records/<candidate>/<label>__<op_key>.json`.
+    RecordPath,
     /// pavelor: a record is not schema 2, or a file does not have the
     /// schema [`Dataset::load`](crate::Dataset::load) reads.
     Schema,
@@ -72,6 +82,7 @@ impl Rule {
         match self {
             Rule::Read => "read",
             Rule::Json => "json",
+            Rule::SystemForm => "system-form",
             Rule::SystemRegistered => "system-registered",
             Rule::SystemId => "system-id",
             Rule::AbsolutePath => "absolute-path",
@@ -83,6 +94,8 @@ impl Rule {
             Rule::NotInBuild => "not-in-build",
             Rule::LibraryOrKatLog => "library-or-kat-log",
             Rule::RecordDigests => "record-digests",
+            Rule::RecordIdentity => "record-identity",
+            Rule::RecordPath => "record-path",
             Rule::Schema => "schema",
             Rule::TrialCount => "trial-count",
             Rule::TrialValues => "trial-values",

@@ -17,6 +17,7 @@ use std::path::Path;
 use pavelor_measure::campaign::Measurement;
 use pavelor_measure::clock::CounterKind;
 use pavelor_measure::protocol::TrialResult;
+use pavelor_niccs::Limits;
 use serde::Serialize;
 
 use crate::harness_run::{HarnessRun, is_harness_dataset};
@@ -172,16 +173,16 @@ impl Loaded {
 /// Reads and checks both directories (each a report directory or a harness
 /// dataset) and compares them. The error is one line naming the directory
 /// and its first problem.
-pub fn compare_dirs(base: &Path, new: &Path) -> Result<Comparison, String> {
+pub fn compare_dirs(base: &Path, new: &Path, limits: &Limits) -> Result<Comparison, String> {
     let load = |dir: &Path| {
         if is_harness_dataset(dir) {
-            return HarnessRun::check(dir)
+            return HarnessRun::check(dir, limits)
                 .map(|h| Loaded::Harness(Box::new(h)))
                 .map_err(|e| {
                     format!("{} is not a harness dataset that passes the harness validator's rules: {e}", dir.display())
                 });
         }
-        check_run(dir)
+        check_run(dir, limits)
             .map(|c| Loaded::Report(Box::new(c.run)))
             .map_err(|e| {
                 format!(

@@ -33,7 +33,9 @@ pub mod pages;
 pub mod system;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+
+use pavelor_niccs::evidence::{Evidence, Limits, SYSTEM_ID_RULE, is_system_id};
 
 use crate::harness_run::{HarnessRun, is_harness_dataset};
 use crate::html::{self, Page};
@@ -96,39 +98,78 @@ fn check_output(out: &Path, runs: &[PathBuf]) -> Result<PathBuf, String> {
     Ok(target)
 }
 
-/// Copies the regular files under `from` into `to`, refusing anything
-/// else (a link could point anywhere).
-fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
-    let entries = std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))?;
-    for e in entries {
-        let e = e.map_err(|e| format!("{}: {e}", from.display()))?;
-        let kind = e
-            .file_type()
-            .map_err(|err| format!("{}: {err}", e.path().display()))?;
-        let dest = to.join(e.file_name());
-        if kind.is_dir() {
-            copy_tree(&e.path(), &dest)?;
-        } else if kind.is_file() {
-            std::fs::copy(e.path(), &dest)
-                .map_err(|err| format!("{}: {err}", e.path().display()))?;
-        } else {
-            return Err(format!(
-                "{}: not a regular file or directory; a run directory holds none",
-                e.path().display()
-            ));
-        }
+/// The path of `rel` (a `/`-separated path made of plain names) under
+/// `root`; anything else is refused, so nothing is written outside the
+/// site.
+fn under(root: &Path, rel: &str) -> Result<PathBuf, String> {
+    let plain = !rel.is_empty()
+        && rel
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != ".." && !c.contains(['\\', '\0']));
+    let path = root.join(rel);
+    let inside = path
+        .strip_prefix(root)
+        .is_ok_and(|p| p.components().all(|c| matches!(c, Component::Normal(_))));
+    if !(plain && inside) {
+        return Err(format!(
+            "{rel}: not a plain relative path; nothing is written outside the site"
+        ));
     }
-    Ok(())
+    Ok(path)
 }
 
-fn write(root: &Path, rel: &str, text: &str, pages: &mut Vec<String>) -> Result<(), String> {
-    let path = root.join(rel);
+fn write_bytes(root: &Path, rel: &str, bytes: &[u8]) -> Result<(), String> {
+    let path = under(root, rel)?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn write(root: &Path, rel: &str, text: &str, pages: &mut Vec<String>) -> Result<(), String> {
+    write_bytes(root, rel, text.as_bytes())?;
     pages.push(rel.to_string());
+    Ok(())
+}
+
+/// Whether `rel`, a file of a NICCS dataset, is one the dataset's readers
+/// use: `campaign.json`, `build.json`, and what lies under `records/`,
+/// `kat/` and `profile/`. Nothing else of a directory is copied.
+fn dataset_file(rel: &str) -> bool {
+    rel == "campaign.json"
+        || rel == "build.json"
+        || ["records/", "kat/", "profile/"]
+            .iter()
+            .any(|d| rel.starts_with(d))
+}
+
+/// Copies the files of a run that its pages link to, as its check read
+/// them: a report directory's `report.html`, its records and its NICCS
+/// datasets; a harness dataset's own files.
+fn copy_evidence(root: &Path, sys: &System, ev: &Evidence) -> Result<(), String> {
+    let id = &sys.id;
+    match &sys.kind {
+        Kind::Report { .. } => {
+            for (rel, bytes) in ev.files() {
+                let keep = rel == "report.html"
+                    || rel.starts_with("records/")
+                    || rel
+                        .strip_prefix("niccs/")
+                        .and_then(|r| r.split_once('/'))
+                        .is_some_and(|(_, r)| dataset_file(r));
+                if keep {
+                    write_bytes(root, &format!("{id}/{rel}"), bytes)?;
+                }
+            }
+        }
+        Kind::Harness(_) => {
+            for (rel, bytes) in ev.files() {
+                if dataset_file(rel) {
+                    write_bytes(root, &format!("{id}/niccs/{id}/{rel}"), bytes)?;
+                }
+            }
+        }
+    }
     Ok(())
 }
 
@@ -150,8 +191,13 @@ fn page_html(markdown: &str, svgs: &[(String, String)], nav: &[(String, String)]
     })
 }
 
-/// Writes every page of `systems` into `root`.
-fn render_into(root: &Path, systems: &[System]) -> Result<Vec<String>, String> {
+/// Writes every page of `systems` into `root`, and the evidence each
+/// system's pages link to (`evidence`, in the same order).
+fn render_into(
+    root: &Path,
+    systems: &[System],
+    evidence: &[Evidence],
+) -> Result<Vec<String>, String> {
     let mut written = Vec::new();
     let system_links = nav(&[
         ("All systems", "../index.html"),
@@ -168,8 +214,14 @@ fn render_into(root: &Path, systems: &[System]) -> Result<Vec<String>, String> {
         ("hash-22", pages::CANDIDATE_PAGE),
         ("Method", "method.html"),
     ]);
-    for sys in systems {
-        let dir = root.join(&sys.id);
+    for (sys, ev) in systems.iter().zip(evidence) {
+        if !is_system_id(&sys.id) {
+            return Err(format!(
+                "{}: the system id {:?} is not {SYSTEM_ID_RULE}",
+                ev.root().display(),
+                sys.id
+            ));
+        }
         let (summary, candidate, method) = match &sys.kind {
             Kind::Report { run, .. } => (
                 pages::summary(systems, sys, run),
@@ -198,18 +250,9 @@ fn render_into(root: &Path, systems: &[System]) -> Result<Vec<String>, String> {
                 &mut written,
             )?;
         }
-        match &sys.kind {
-            Kind::Report { dir: run_dir, .. } => {
-                // The run's own page, byte for byte as its check found it.
-                std::fs::copy(run_dir.join("report.html"), dir.join("report.html"))
-                    .map_err(|e| format!("{}: {e}", run_dir.join("report.html").display()))?;
-                written.push(format!("{}/report.html", sys.id));
-                copy_tree(&run_dir.join("records"), &dir.join("records"))?;
-                copy_tree(&run_dir.join("niccs"), &dir.join("niccs"))?;
-            }
-            Kind::Harness(h) => {
-                copy_tree(&h.dir, &dir.join("niccs").join(&sys.id))?;
-            }
+        copy_evidence(root, sys, ev)?;
+        if matches!(sys.kind, Kind::Report { .. }) {
+            written.push(format!("{}/report.html", sys.id));
         }
     }
     let (cmp, charts) = compare::page(systems);
@@ -239,48 +282,54 @@ fn render_into(root: &Path, systems: &[System]) -> Result<Vec<String>, String> {
         &mut written,
     )?;
     let ids: Vec<&str> = systems.iter().map(|s| s.id.as_str()).collect();
-    std::fs::write(
-        root.join(MARKER),
+    write_bytes(
+        root,
+        MARKER,
         format!(
             "made by pavelor site {}: {}\n",
             env!("CARGO_PKG_VERSION"),
             ids.join(" ")
-        ),
-    )
-    .map_err(|e| format!("{}: {e}", root.join(MARKER).display()))?;
+        )
+        .as_bytes(),
+    )?;
     Ok(written)
 }
 
-/// Checks every run (a report directory, or a harness dataset: a directory
-/// holding `campaign.json`) and merges them into the site `out`. Each error
-/// is one line naming the run or file it is about.
-pub fn build(out: &Path, runs: &[PathBuf]) -> Result<Built, String> {
+/// Reads every run with the reading `limits` (a report directory, or a
+/// harness dataset: a directory holding `campaign.json`), checks it, and
+/// merges them into the site `out`. Each error is one line naming the run
+/// or file it is about.
+pub fn build(out: &Path, runs: &[PathBuf], limits: &Limits) -> Result<Built, String> {
     if runs.is_empty() {
         return Err("no run directory given".into());
     }
     let target = check_output(out, runs)?;
     let mut systems: Vec<System> = Vec::new();
+    let mut evidence = Vec::new();
     let mut seen = BTreeSet::new();
     for dir in runs {
-        let sys = if is_harness_dataset(dir) {
-            let h =
-                HarnessRun::check(dir).map_err(|e| format!("refusing the harness dataset: {e}"))?;
-            System {
+        let (sys, ev) = if is_harness_dataset(dir) {
+            let h = HarnessRun::check(dir, limits)
+                .map_err(|e| format!("refusing the harness dataset: {e}"))?;
+            let ev = h.evidence.clone();
+            let sys = System {
                 id: h.system_id().to_string(),
                 kind: Kind::Harness(Box::new(h)),
-            }
+            };
+            (sys, ev)
         } else {
-            let checked = check_run(dir).map_err(|e| format!("refusing the run: {e}"))?;
-            if !dir.join("report.html").is_file() {
+            let checked = check_run(dir, limits).map_err(|e| format!("refusing the run: {e}"))?;
+            if !checked.evidence.contains("report.html") {
                 return Err(format!("{}: no report.html", dir.display()));
             }
-            System {
+            let sys = System {
                 id: checked.run.config.system_id.clone(),
                 kind: Kind::Report {
                     dir: dir.clone(),
                     run: Box::new(checked.run),
                 },
-            }
+            };
+            (sys, checked.evidence)
         };
         if !seen.insert(sys.id.clone()) {
             return Err(format!(
@@ -290,6 +339,7 @@ pub fn build(out: &Path, runs: &[PathBuf]) -> Result<Built, String> {
             ));
         }
         systems.push(sys);
+        evidence.push(ev);
     }
     let parent = target.parent().unwrap_or(Path::new("."));
     let name = target
@@ -298,7 +348,7 @@ pub fn build(out: &Path, runs: &[PathBuf]) -> Result<Built, String> {
         .unwrap_or_default();
     let staging = parent.join(format!(".{name}.pavelor-site-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&staging);
-    let result = render_into(&staging, &systems);
+    let result = render_into(&staging, &systems, &evidence);
     let pages = match result {
         Ok(p) => p,
         Err(e) => {
