@@ -5,7 +5,10 @@
 # is left in fuzz/artifacts/<target>/.
 #
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-#   targets: stream kat_parse sums_line (default: all three)
+#   targets: stream kat_parse sums_line evidence (default: all four)
+# The evidence target is seeded with the report directory of a quick run
+# and the harness dataset inside it: $PAVELOR_FUZZ_REPORT, else ./report of
+# the repository root when it holds one (the README's main job makes it).
 # Longer campaigns: scripts/fuzz.sh 3600, or directly
 #   cd fuzz && cargo fuzz run -s none -a -O kat_parse -- -dict=dict/kat.dict
 # (add -jobs=N -workers=N for parallel runs). The corpus grows in
@@ -25,7 +28,7 @@ cd "$(dirname "$0")/../fuzz"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(stream kat_parse sums_line)
+[ ${#targets[@]} -gt 0 ] || targets=(stream kat_parse sums_line evidence)
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "fuzz.sh: installing cargo-fuzz (crates.io)"
@@ -39,7 +42,7 @@ cargo fuzz build --sanitizer none --debug-assertions --release --target-dir "$ta
 # lines, written to a scratch seed directory (the corpus dirs are ignored by
 # git; libFuzzer adds what it finds to the first directory).
 seeds="$target_dir/seeds"
-rm -rf "$seeds" && mkdir -p "$seeds"/{stream,kat_parse,sums_line}
+rm -rf "$seeds" && mkdir -p "$seeds"/{stream,kat_parse,sums_line,evidence}
 kat=${PAVELOR_KAT_DIR:-}
 if [ -n "$kat" ] && [ -d "$kat" ]; then
     for f in "$kat"/KAT_2_23_*.txt "$kat"/KAT_Loop_*.txt; do cp "$f" "$seeds/kat_parse/"; done
@@ -52,6 +55,30 @@ printf '\000%s  file\n%s *bin\n\\%s  a\\\\b\\nc\n' "$hex512" "$hex512" "$hex512"
 printf '\001Pavelor-768 (x (y)) = %s\r\n# comment\n\nPavelor-512 (z) = %s\n' "$hex768" "$hex512" > "$seeds/sums_line/tagged"
 printf '\000\001\003\047abc' > "$seeds/stream/abc"
 head -c 700 /dev/urandom > "$seeds/stream/random" 2>/dev/null || true
+# evidence: a directory as the target's archive (kind 0, a file: path and
+# contents); a report directory, and its NICCS dataset alone.
+archive() {
+    python3 - "$1" <<'PY'
+import os, struct, sys
+root = sys.argv[1]
+out = bytearray()
+for d, _, files in sorted(os.walk(root)):
+    for f in sorted(files):
+        p = os.path.join(d, f)
+        rel = os.path.relpath(p, root).encode()
+        data = open(p, "rb").read()
+        if len(rel) > 255 or len(data) > 65535 or p.endswith(".html") or p.endswith(".svg"):
+            continue
+        out += bytes([0, len(rel)]) + rel + struct.pack("<H", len(data)) + data
+sys.stdout.buffer.write(out)
+PY
+}
+report=${PAVELOR_FUZZ_REPORT:-../report}
+if [ -f "$report/records/report.json" ]; then
+    archive "$report" > "$seeds/evidence/report"
+    for ds in "$report"/niccs/*/; do archive "$ds" > "$seeds/evidence/dataset-$(basename "$ds")"; done
+fi
+printf '\000\015campaign.json\002\000{}' > "$seeds/evidence/tiny"
 
 corpus_root=${PAVELOR_FUZZ_CORPUS:-corpus}
 if [ -n "${PAVELOR_FUZZ_CORPUS:-}" ]; then
