@@ -261,7 +261,7 @@ fn a_time_that_is_not_positive_is_refused() {
     let rep = report_copy(tmp.path(), "r");
     let rec = a_figure_record(&rep);
     let mut v = read_json(&rec);
-    v["measurement"]["trials"][0]["ns"] = Value::from(0);
+    v["trials"][0]["ns"] = Value::from(0);
     write_json(&rec, &v);
     all_refuse(&rep, "a figure needs calls in a positive time");
     // A harness record: seconds 0, then -0.1.
@@ -284,7 +284,7 @@ fn a_record_that_disagrees_with_its_name_is_refused() {
     let rep = report_copy(tmp.path(), "r");
     let rec = a_figure_record(&rep);
     let mut v = read_json(&rec);
-    v["measurement"]["size"] = Value::from(32);
+    v["size"] = Value::from(32);
     write_json(&rec, &v);
     all_refuse(&rep, "holds the figure of");
     // A harness record whose input_bytes is not its name's.
@@ -328,30 +328,71 @@ fn a_second_record_of_a_figure_is_refused_on_both_kinds() {
     }
 }
 
-#[test]
-fn a_run_has_one_counter() {
-    let tmp = tempfile::tempdir().unwrap();
-    let rep = report_copy(tmp.path(), "r");
-    let rec = a_figure_record(&rep);
-    let mut v = read_json(&rec);
-    let trials = v["measurement"]["trials"].as_array_mut().unwrap();
-    let theirs = trials[0]["counter"].as_str().unwrap().to_string();
-    let other = if theirs == "perf-cycles" {
+/// The other counter than `theirs` (`ticks` or `perf-cycles`).
+fn other_counter(theirs: &Value) -> Value {
+    Value::from(if theirs == "perf-cycles" {
         "ticks"
     } else {
         "perf-cycles"
-    };
-    for t in trials {
-        t["counter"] = Value::from(other);
+    })
+}
+
+#[test]
+fn a_run_has_one_counter() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A record that says another counter than its trials counted with.
+    let rep = report_copy(tmp.path(), "r");
+    let rec = a_figure_record(&rep);
+    let mut v = read_json(&rec);
+    v["counter"] = other_counter(&v["counter"]);
+    write_json(&rec, &v);
+    all_refuse(&rep, ": counter is");
+    // Trials counted with another counter than the rest of the run's.
+    let rep = report_copy(tmp.path(), "r2");
+    let rec = a_figure_record(&rep);
+    let mut v = read_json(&rec);
+    let other = other_counter(&v["counter"]);
+    v["counter"] = other.clone();
+    for t in v["trials"].as_array_mut().unwrap() {
+        t["counter"] = other.clone();
     }
     write_json(&rec, &v);
     all_refuse(&rep, "a run has one counter");
 }
 
 #[test]
+fn a_record_must_describe_what_the_run_measured() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (field, value) in [
+        ("algorithm", Value::from("Pavelor-1024")),
+        ("implementation", Value::from("the reference C")),
+        ("backend", Value::from("portable")),
+    ] {
+        let rep = report_copy(tmp.path(), field);
+        let rec = a_figure_record(&rep);
+        let mut v = read_json(&rec);
+        v[field] = value;
+        write_json(&rec, &v);
+        all_refuse(&rep, &format!(": {field} is"));
+    }
+}
+
+/// A copy of the harness's published arm_1 dataset at `dir/arm_1`, if the
+/// NICCS data is here (a dataset made on a machine without a cycle counter
+/// has no cycles, and pavelor shows a harness dataset's figures in cycles).
+fn arm_1_copy(dir: &Path, test: &str) -> Option<PathBuf> {
+    let from = common::harness_arm_1(test)?;
+    let to = dir.join("arm_1");
+    common::copy_dir(&from, &to);
+    Some(to)
+}
+
+#[test]
 fn an_unknown_instance_is_named_as_such() {
     let tmp = tempfile::tempdir().unwrap();
-    let ds = dataset_copy(tmp.path());
+    let Some(ds) = arm_1_copy(tmp.path(), "an_unknown_instance_is_named_as_such") else {
+        return;
+    };
     // Pavelor-512 renamed Pavelor-2048 everywhere the harness names it: a
     // dataset the harness's rules accept, of an instance Pavelor has not.
     let build = ds.join("build.json");
@@ -362,7 +403,7 @@ fn an_unknown_instance_is_named_as_such() {
     entry["instance"] = Value::from("Pavelor-2048");
     instances.insert("hash-22/Pavelor-2048".into(), entry);
     write_json(&build, &b);
-    for size in [32, 1024] {
+    for size in [32, 128, 512, 1024, 4096, 8192, 16384, 65536] {
         let from = harness_record(&ds, size);
         let mut v = read_json(&from);
         v["label"] = Value::from("Pavelor-2048");
@@ -432,12 +473,12 @@ fn huge_directories_are_refused_in_bounded_memory() {
     let rep = report_copy(tmp.path(), "r");
     let rec = a_figure_record(&rep);
     let mut v = read_json(&rec);
-    let trial = v["measurement"]["trials"][0].clone();
+    let trial = v["trials"][0].clone();
     let mut big = Vec::new();
     let per_trial = serde_json::to_vec(&trial).unwrap().len();
     big.resize((3 << 20) / per_trial, trial);
-    v["measurement"]["trials"] = Value::from(big);
-    write_json(&rec, &v);
+    v["trials"] = Value::from(big);
+    fs::write(&rec, serde_json::to_vec(&v).unwrap()).unwrap();
     for i in 0..8 {
         fs::copy(&rec, rep.join(format!("records/big{i}.json"))).unwrap();
     }
@@ -454,23 +495,29 @@ fn the_site_copies_only_the_evidence_it_checked() {
     let rep = report_copy(tmp.path(), "r");
     fs::write(rep.join("notes.txt"), "not evidence").unwrap();
     fs::write(rep.join("niccs").join(SYSTEM).join("junk.bin"), "x").unwrap();
-    let ds_parent = tmp.path().join("d");
-    fs::create_dir(&ds_parent).unwrap();
-    let ds = dataset_copy(&ds_parent);
-    // Give the dataset a system id of its own.
-    let other = ds_parent.join("harness_copy");
-    fs::rename(&ds, &other).unwrap();
-    let campaign = other.join("campaign.json");
-    let mut v = read_json(&campaign);
-    v["system_id"] = Value::from("harness_copy");
-    write_json(&campaign, &v);
-    fs::create_dir(other.join("junk")).unwrap();
-    fs::write(other.join("junk/big.txt"), "junk").unwrap();
-    let o = site(tmp.path(), "site", &[&rep, &other]);
+    let mut runs = vec![rep.clone()];
+    let harness = arm_1_copy(
+        tmp.path(),
+        "the_site_copies_only_the_evidence_it_checked (arm_1 part)",
+    );
+    if let Some(ds) = &harness {
+        fs::create_dir(ds.join("junk")).unwrap();
+        fs::write(ds.join("junk/big.txt"), "junk").unwrap();
+        runs.push(ds.clone());
+    }
+    let runs: Vec<&Path> = runs.iter().map(PathBuf::as_path).collect();
+    let o = site(tmp.path(), "site", &runs);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s = tmp.path().join("site");
     assert!(s.join(SYSTEM).join("report.html").is_file());
     assert!(s.join(SYSTEM).join("records/report.json").is_file());
+    assert!(
+        s.join(SYSTEM)
+            .join("niccs")
+            .join(SYSTEM)
+            .join("campaign.json")
+            .is_file()
+    );
     assert!(!s.join(SYSTEM).join("notes.txt").exists());
     assert!(
         !s.join(SYSTEM)
@@ -479,9 +526,13 @@ fn the_site_copies_only_the_evidence_it_checked() {
             .join("junk.bin")
             .exists()
     );
-    assert!(
-        s.join("harness_copy/niccs/harness_copy/campaign.json")
-            .is_file()
-    );
-    assert!(!s.join("harness_copy/niccs/harness_copy/junk").exists());
+    if harness.is_some() {
+        assert!(s.join("arm_1/niccs/arm_1/campaign.json").is_file());
+        assert!(!s.join("arm_1/niccs/arm_1/junk").exists());
+    }
+    let mut want = vec!["r", "site"];
+    if harness.is_some() {
+        want.insert(0, "arm_1");
+    }
+    assert_eq!(entries(tmp.path()), want, "nothing beside the site");
 }

@@ -252,36 +252,45 @@ pub fn run_record(config: &Config, c: &RunResults) -> RunRecord {
     }
 }
 
+/// The record of the figure `m` of the run `c`: what [`write`] writes, and
+/// what [`crate::reload`] requires a stored record to be.
+pub fn figure_record(
+    config: &Config,
+    c: &RunResults,
+    m: &Measurement,
+) -> Result<FigureRecord, String> {
+    let subject = c
+        .subjects
+        .iter()
+        .find(|s| s.id() == m.op)
+        .ok_or("a measurement of nothing measured")?;
+    let (algorithm, implementation, backend, library) = describe(c, subject);
+    Ok(FigureRecord {
+        schema: FIGURE_SCHEMA.into(),
+        algorithm: algorithm.into(),
+        implementation,
+        backend: backend.map(str::to_string),
+        library: library.cloned(),
+        input: format!(
+            "{} bytes, byte i = (131 * i + {}) mod 256 (the NICCS driver's message); one-shot hash per call",
+            m.size, m.size
+        ),
+        counter: m.counter(),
+        counter_unit: m.counter().unit().into(),
+        counter_note: m.trials.first().and_then(|t| t.counter_note.clone()),
+        method: config.method.clone(),
+        report_command_line: config.command_line.clone(),
+        environment: c.environment.clone(),
+        measurement: m.clone(),
+        derived: Derived::of(m),
+    })
+}
+
 /// Writes every record, the charts and `report.md`.
 pub fn write(config: &Config, c: &RunResults) -> Result<(), String> {
     let dir = &config.out_dir;
     for m in &c.measurements {
-        let subject = c
-            .subjects
-            .iter()
-            .find(|s| s.id() == m.op)
-            .ok_or("a measurement of nothing measured")?;
-        let (algorithm, implementation, backend, library) = describe(c, subject);
-        let rec = FigureRecord {
-            schema: FIGURE_SCHEMA.into(),
-            algorithm: algorithm.into(),
-            implementation,
-            backend: backend.map(str::to_string),
-            library: library.cloned(),
-            input: format!(
-                "{} bytes, byte i = (131 * i + {}) mod 256 (the NICCS driver's message); one-shot hash per call",
-                m.size, m.size
-            ),
-            counter: m.counter(),
-            counter_unit: m.counter().unit().into(),
-            counter_note: m.trials.first().and_then(|t| t.counter_note.clone()),
-            method: config.method.clone(),
-            report_command_line: config.command_line.clone(),
-            environment: c.environment.clone(),
-            measurement: m.clone(),
-            derived: Derived::of(m),
-        };
-        write_file(dir, &record_name(m), &json(&rec)?)?;
+        write_file(dir, &record_name(m), &json(&figure_record(config, c, m)?)?)?;
     }
     for g in &c.libs {
         write_file(dir, &library_record_name(&g.spec.name), &json(g)?)?;

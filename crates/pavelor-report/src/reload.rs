@@ -70,6 +70,26 @@ fn first_difference(stored: &Derived, computed: &Derived) -> String {
     )
 }
 
+/// The first top-level field where two records differ.
+fn differing_field(stored: &serde_json::Value, want: &serde_json::Value) -> Option<String> {
+    let (Some(a), Some(b)) = (stored.as_object(), want.as_object()) else {
+        return Some("the record".into());
+    };
+    b.iter()
+        .find(|(k, v)| a.get(*k) != Some(*v))
+        .or_else(|| a.iter().find(|(k, _)| !b.contains_key(*k)))
+        .map(|(k, _)| k.clone())
+}
+
+/// A JSON value for a one-line message, cut at 80 characters.
+fn brief(v: &serde_json::Value) -> String {
+    let s = v.to_string();
+    match s.char_indices().nth(80) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s,
+    }
+}
+
 /// Reads the report directory `dir` with the reading `limits` and checks
 /// its records ([`load_evidence`]).
 pub fn load(dir: &Path, limits: &Limits) -> Result<Reloaded, String> {
@@ -220,6 +240,23 @@ pub fn load_evidence(ev: &Evidence) -> Result<Reloaded, String> {
         clock_rule: run.clock_rule,
         best_backend,
     };
+    // Each record must be the one the run writes for its figure: its
+    // algorithm, implementation, library, counter, method and machine are
+    // the run's, not whatever a record says.
+    for m in &campaign.measurements {
+        let name = record_files::record_name(m);
+        let want = crate::records::figure_record(&config, &campaign, m)
+            .and_then(|r| serde_json::to_value(r).map_err(|e| e.to_string()))
+            .map_err(|e| format!("{name}: {e}"))?;
+        let stored: serde_json::Value = read_required(ev, &name)?;
+        if let Some(field) = differing_field(&stored, &want) {
+            return Err(format!(
+                "{name}: {field} is {} but the run's record of this figure says {}",
+                brief(&stored[field.as_str()]),
+                brief(&want[field.as_str()])
+            ));
+        }
+    }
     Ok(Reloaded {
         config,
         campaign,
