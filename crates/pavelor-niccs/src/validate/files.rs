@@ -85,26 +85,29 @@ pub fn find_local_absolute_path(text: &str) -> Option<&str> {
     None
 }
 
-/// The JSON files the harness reads (`campaign.json`, `build.json`,
-/// `records/**.json`, `profile/**.json`), parsed ([`Rule::Json`]) and each
-/// checked by [`absolute_json_string`] before the next is parsed.
-pub(super) fn harness_json<'a>(
-    files: &[(&'a str, &[u8])],
-) -> Result<Vec<(&'a str, Json)>, Problem> {
+/// Whether the harness reads `rel` as JSON: `campaign.json`, `build.json`,
+/// `records/**.json`, `profile/**.json`.
+pub(super) fn is_harness_json(rel: &str) -> bool {
+    rel == "campaign.json"
+        || rel == "build.json"
+        || ((rel.starts_with("records/") || rel.starts_with("profile/")) && rel.ends_with(".json"))
+}
+
+/// The JSON files the harness reads ([`is_harness_json`]), each parsed
+/// ([`Rule::Json`]) and checked by [`absolute_json_string`] before the next
+/// is parsed; their paths. Each parsed value is dropped after its check, so
+/// memory holds one file's value at a time; the rules that follow parse
+/// again the files they read.
+pub(super) fn harness_json<'a>(files: &[(&'a str, &[u8])]) -> Result<Vec<&'a str>, Problem> {
     let mut parsed = Vec::new();
-    for (rel, bytes) in files {
-        let rel = *rel;
-        let harness_json = rel == "campaign.json"
-            || rel == "build.json"
-            || ((rel.starts_with("records/") || rel.starts_with("profile/"))
-                && rel.ends_with(".json"));
-        if !harness_json {
+    for &(rel, bytes) in files {
+        if !is_harness_json(rel) {
             continue;
         }
         let value: Json =
             serde_json::from_slice(bytes).map_err(|e| problem(rel, Rule::Json, e.to_string()))?;
         absolute_json_string(rel, &value)?;
-        parsed.push((rel, value));
+        parsed.push(rel);
     }
     Ok(parsed)
 }

@@ -109,14 +109,14 @@ pub fn check_evidence(ev: &Evidence, options: &CheckOptions) -> Result<CheckSumm
     };
     let kat_logs = kat_log::check_kat_logs(ev, instances)?;
     let mut records = 0;
-    for (rel, value) in parsed.iter().filter(|(rel, _)| rel.starts_with("records/")) {
+    for rel in parsed.iter().filter(|rel| rel.starts_with("records/")) {
         records += 1;
-        record::check_record(rel, value, instances)?;
+        record::check_record(rel, &parse_json(ev, rel)?, instances)?;
     }
     let mut profiles = 0;
-    for (rel, value) in parsed.iter().filter(|(rel, _)| rel.starts_with("profile/")) {
+    for rel in parsed.iter().filter(|rel| rel.starts_with("profile/")) {
         profiles += 1;
-        profile::check_profile(rel, value)?;
+        profile::check_profile(rel, &parse_json(ev, rel)?)?;
     }
     files::loads(ev, &sid)?;
     Ok(CheckSummary {
