@@ -106,12 +106,56 @@ fn svg_element(svg: &str) -> &str {
     svg.find("<svg").map_or("", |i| svg[i..].trim_end())
 }
 
-/// Events of `markdown`, with heading anchors, tables in a scrolling box
-/// and the listed images inlined.
+/// `event` with nothing in it that the page's author did not write as
+/// markup: raw HTML (which pavelor's Markdown does not have, so it came
+/// from a dataset) as text, and a link or image whose target could run
+/// something (`javascript:` and the like) pointed at `#`. Every event of a
+/// page goes through here, inside headings, links and image descriptions
+/// too.
+fn defuse(event: Event<'_>) -> Event<'_> {
+    match event {
+        Event::Html(t) | Event::InlineHtml(t) => Event::Text(t),
+        Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => Event::Start(Tag::Link {
+            link_type,
+            dest_url: safe_dest(dest_url),
+            title,
+            id,
+        }),
+        Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => Event::Start(Tag::Image {
+            link_type,
+            dest_url: safe_dest(dest_url),
+            title,
+            id,
+        }),
+        other => other,
+    }
+}
+
+/// `dest` if [`safe_link`], else `#`.
+fn safe_dest(dest: CowStr<'_>) -> CowStr<'_> {
+    if safe_link(&dest) {
+        dest
+    } else {
+        CowStr::Borrowed("#")
+    }
+}
+
+/// Events of `markdown`, each [`defuse`]d, with heading anchors, tables in
+/// a scrolling box and the listed images inlined.
 fn events<'a>(markdown: &'a str, svgs: &'a [(String, String)]) -> Vec<Event<'a>> {
     let mut out = Vec::new();
     let mut used = std::collections::HashMap::<String, usize>::new();
-    let mut parser = Parser::new_ext(markdown, Options::ENABLE_TABLES).peekable();
+    let mut parser = Parser::new_ext(markdown, Options::ENABLE_TABLES).map(defuse);
     while let Some(event) = parser.next() {
         match event {
             Event::Start(Tag::Heading {
@@ -179,29 +223,6 @@ fn events<'a>(markdown: &'a str, svgs: &'a [(String, String)]) -> Vec<Event<'a>>
                     "<figure class=\"chart\" role=\"img\" aria-label=\"{alt}\">{svg}<figcaption>{alt}</figcaption></figure>"
                 ))));
             }
-            // No raw HTML reaches a page: pavelor's Markdown has none, and
-            // text from a dataset that looks like HTML is shown as text.
-            Event::Html(t) | Event::InlineHtml(t) => out.push(Event::Text(t)),
-            // Nor a link that runs something (`javascript:` and the like):
-            // only relative links, fragments and http(s) or mailto.
-            Event::Start(Tag::Link {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => {
-                let safe = safe_link(&dest_url);
-                out.push(Event::Start(Tag::Link {
-                    link_type,
-                    dest_url: if safe {
-                        dest_url
-                    } else {
-                        CowStr::Borrowed("#")
-                    },
-                    title,
-                    id,
-                }));
-            }
             other => out.push(other),
         }
     }
@@ -238,6 +259,26 @@ pub fn markdown_text(s: &str) -> String {
         }
     }
     out
+}
+
+/// `s` as literal Markdown text, unchanged where nothing in it is markup
+/// (as [`pavelor_niccs::render::md_text`]): for strings in pages whose
+/// Markdown of ordinary strings must stay as it was (`report.md`, which
+/// `report --check` compares byte for byte).
+pub fn markdown_literal(s: &str) -> String {
+    pavelor_niccs::render::md_text(s)
+}
+
+/// `s` as a Markdown code span, delimiters included (as
+/// [`pavelor_niccs::render::md_code`]).
+pub fn markdown_code(s: &str) -> String {
+    pavelor_niccs::render::md_code(s)
+}
+
+/// `s` as a Markdown link target, percent-encoded where it could end the
+/// link or be markup (as [`pavelor_niccs::render::md_dest`]).
+pub fn markdown_dest(s: &str) -> String {
+    pavelor_niccs::render::md_dest(s)
 }
 
 /// The first level-1 heading of `markdown`, as text.

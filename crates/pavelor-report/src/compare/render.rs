@@ -9,7 +9,7 @@ use std::path::Path;
 use pavelor_kat::atomic_file::atomic_write;
 
 use super::{Comparison, Pair, Quantity, Verdict};
-use crate::html;
+use crate::html::{self, markdown_code, markdown_literal};
 use crate::interval::CONFIDENCE;
 
 /// The chart's file name, beside `compare.md`.
@@ -46,16 +46,16 @@ fn verdict_text(p: &Pair) -> String {
 pub fn markdown(c: &Comparison, chart: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# pavelor compare\n");
-    let _ = writeln!(
-        s,
-        "- **BASE**: `{}`, started {}, {}, {}",
-        c.base.dir, c.base.started, c.base.cpu, c.base.unit
-    );
-    let _ = writeln!(
-        s,
-        "- **NEW**: `{}`, started {}, {}, {}\n",
-        c.new.dir, c.new.started, c.new.cpu, c.new.unit
-    );
+    for (side, run, end) in [("BASE", &c.base, ""), ("NEW", &c.new, "\n")] {
+        let _ = writeln!(
+            s,
+            "- **{side}**: {}, started {}, {}, {}{end}",
+            markdown_code(&run.dir),
+            markdown_literal(&run.started),
+            markdown_literal(&run.cpu),
+            markdown_literal(&run.unit)
+        );
+    }
     if let Some(setups) = &c.setups {
         let _ = writeln!(s, "**{setups}**\n");
     }
@@ -71,7 +71,14 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
             "**The runs differ**; read the ratios with that in mind:\n"
         );
         for d in &c.differences {
-            let _ = writeln!(s, "- {d}");
+            // Between two report runs a difference is plain text (with
+            // the runs' strings in it); beside a harness dataset it is
+            // Markdown whose strings are already literal text.
+            if c.setups.is_none() {
+                let _ = writeln!(s, "- {}", markdown_literal(d));
+            } else {
+                let _ = writeln!(s, "- {d}");
+            }
         }
         s.push('\n');
     }
@@ -113,7 +120,7 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
             let _ = writeln!(
                 s,
                 "| {} | {} B | {}{} | {}{} | {ratio} | {interval} | {} / {} | {} |",
-                p.name,
+                markdown_literal(&p.name),
                 p.size,
                 value(c.quantity, p.base.mean),
                 mark(p.base.disturbed),
@@ -130,7 +137,13 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
         if !list.is_empty() {
             let _ = writeln!(s, "Only in {side} ({} figures):\n", list.len());
             for u in list {
-                let _ = writeln!(s, "- {} at {} B (`{}`)", u.name, u.size, u.op);
+                let _ = writeln!(
+                    s,
+                    "- {} at {} B ({})",
+                    markdown_literal(&u.name),
+                    u.size,
+                    markdown_code(&u.op)
+                );
             }
             s.push('\n');
         }
