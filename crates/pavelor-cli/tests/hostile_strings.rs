@@ -425,7 +425,16 @@ fn attempt(
     if let Some(id) = id {
         set_system_id(&dir, &s.name, id, s.dataset);
     }
-    let what = |cmd: &str| format!("{cmd} with {chosen:?}");
+    let what = |cmd: &str| match (chosen.first(), id) {
+        (_, Some(id)) => format!("{cmd} with the system id {id:?}"),
+        (Some(f), None) => format!(
+            "{cmd} with {} field(s) poisoned, the first {}{}",
+            chosen.len(),
+            f.class,
+            f.path
+        ),
+        (None, None) => format!("{cmd} of the clean directory"),
+    };
 
     let o = pavelor()
         .args(["report", "--render"])

@@ -374,6 +374,46 @@ mod tests {
     }
 
     #[test]
+    fn headings_links_and_images_are_defused_too() {
+        let html = page(
+            "# on <script>x</script><img src=x onerror=y> [a](javascript:z) ![i](javascript:w)\n\n![j](vbscript:v)\n",
+        );
+        assert!(!html.contains("<script"), "{html}");
+        assert!(!html.contains("<img src=x"), "{html}");
+        assert!(html.contains("&lt;script&gt;x&lt;/script&gt;"), "{html}");
+        assert!(!html.to_ascii_lowercase().contains("javascript:"), "{html}");
+        assert!(!html.contains("vbscript:"), "{html}");
+    }
+
+    #[test]
+    fn literal_code_and_link_targets() {
+        let hostile = "a\"><img src=x onerror=y>[l](javascript:z)`c`|";
+        let md = format!(
+            "# {}\n\n| h |\n|---|\n| {} |\n\n[x](../{}/index.html)\n",
+            markdown_literal(hostile),
+            markdown_code(hostile),
+            markdown_dest(hostile)
+        );
+        let html = page(&md);
+        assert!(!html.contains("<img"), "{html}");
+        assert!(!html.contains("href=\"javascript"), "{html}");
+        assert!(
+            html.contains("a\"&gt;&lt;img src=x onerror=y&gt;[l](javascript:z)`c`|</h1>"),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                "<td><code>a&quot;&gt;&lt;img src=x onerror=y&gt;[l](javascript:z)`c`|</code></td>"
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains("href=\"../a%22%3E%3Cimg%20src=x%20onerror=y%3E%5Bl%5D%28javascript:z%29%60c%60%7C/index.html\""),
+            "{html}"
+        );
+    }
+
+    #[test]
     fn markdown_text_is_literal_in_a_table_cell() {
         let hostile = "A|B <i>x</i> [l](javascript:y) *e* `c`\nnext";
         let md = format!("| h |\n|---|\n| {} |\n", markdown_text(hostile));
