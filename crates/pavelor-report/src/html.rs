@@ -403,7 +403,7 @@ mod tests {
         );
         assert!(
             html.contains(
-                "<td><code>a&quot;&gt;&lt;img src=x onerror=y&gt;[l](javascript:z)`c`|</code></td>"
+                "<td><code>a\"&gt;&lt;img src=x onerror=y&gt;[l](javascript:z)`c`|</code></td>"
             ),
             "{html}"
         );
