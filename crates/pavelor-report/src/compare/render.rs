@@ -42,6 +42,23 @@ fn verdict_text(p: &Pair) -> String {
     }
 }
 
+/// Plain text as literal Markdown, each part between backticks as a code
+/// span (`` library `x`: … `` stays as it was written; a backtick inside
+/// a string only moves where a code span starts, and every part is
+/// literal either way).
+fn text_with_code(text: &str) -> String {
+    text.split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                markdown_code(part)
+            } else {
+                markdown_literal(part)
+            }
+        })
+        .collect()
+}
+
 /// The comparison in Markdown.
 pub fn markdown(c: &Comparison, chart: bool) -> String {
     let mut s = String::new();
@@ -71,11 +88,12 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
             "**The runs differ**; read the ratios with that in mind:\n"
         );
         for d in &c.differences {
-            // Between two report runs a difference is plain text (with
-            // the runs' strings in it); beside a harness dataset it is
-            // Markdown whose strings are already literal text.
+            // Between two report runs a difference is plain text with the
+            // runs' strings in it, a name between backticks; beside a
+            // harness dataset it is Markdown whose strings are already
+            // literal text.
             if c.setups.is_none() {
-                let _ = writeln!(s, "- {}", markdown_literal(d));
+                let _ = writeln!(s, "- {}", text_with_code(d));
             } else {
                 let _ = writeln!(s, "- {d}");
             }
@@ -270,4 +288,21 @@ pub fn write(dir: &Path, c: &Comparison) -> Result<(), String> {
         atomic_write(&path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::text_with_code;
+
+    #[test]
+    fn a_difference_keeps_its_code_span_and_nothing_else() {
+        assert_eq!(
+            text_with_code("library `x`: BASE SHA-256 ab; NEW SHA-256 cd"),
+            "library `x`: BASE SHA-256 ab; NEW SHA-256 cd"
+        );
+        assert_eq!(
+            text_with_code("machine: BASE <img src=x> [l](javascript:y); NEW `a|b`"),
+            "machine: BASE \\<img src=x\\> \\[l\\](javascript:y); NEW `a\\|b`"
+        );
+    }
 }
