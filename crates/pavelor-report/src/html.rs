@@ -106,12 +106,56 @@ fn svg_element(svg: &str) -> &str {
     svg.find("<svg").map_or("", |i| svg[i..].trim_end())
 }
 
-/// Events of `markdown`, with heading anchors, tables in a scrolling box
-/// and the listed images inlined.
+/// `event` with nothing in it that the page's author did not write as
+/// markup: raw HTML (which pavelor's Markdown does not have, so it came
+/// from a dataset) as text, and a link or image whose target could run
+/// something (`javascript:` and the like) pointed at `#`. Every event of a
+/// page goes through here, inside headings, links and image descriptions
+/// too.
+fn defuse(event: Event<'_>) -> Event<'_> {
+    match event {
+        Event::Html(t) | Event::InlineHtml(t) => Event::Text(t),
+        Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => Event::Start(Tag::Link {
+            link_type,
+            dest_url: safe_dest(dest_url),
+            title,
+            id,
+        }),
+        Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => Event::Start(Tag::Image {
+            link_type,
+            dest_url: safe_dest(dest_url),
+            title,
+            id,
+        }),
+        other => other,
+    }
+}
+
+/// `dest` if [`safe_link`], else `#`.
+fn safe_dest(dest: CowStr<'_>) -> CowStr<'_> {
+    if safe_link(&dest) {
+        dest
+    } else {
+        CowStr::Borrowed("#")
+    }
+}
+
+/// Events of `markdown`, each [`defuse`]d, with heading anchors, tables in
+/// a scrolling box and the listed images inlined.
 fn events<'a>(markdown: &'a str, svgs: &'a [(String, String)]) -> Vec<Event<'a>> {
     let mut out = Vec::new();
     let mut used = std::collections::HashMap::<String, usize>::new();
-    let mut parser = Parser::new_ext(markdown, Options::ENABLE_TABLES).peekable();
+    let mut parser = Parser::new_ext(markdown, Options::ENABLE_TABLES).map(defuse);
     while let Some(event) = parser.next() {
         match event {
             Event::Start(Tag::Heading {
@@ -179,29 +223,6 @@ fn events<'a>(markdown: &'a str, svgs: &'a [(String, String)]) -> Vec<Event<'a>>
                     "<figure class=\"chart\" role=\"img\" aria-label=\"{alt}\">{svg}<figcaption>{alt}</figcaption></figure>"
                 ))));
             }
-            // No raw HTML reaches a page: pavelor's Markdown has none, and
-            // text from a dataset that looks like HTML is shown as text.
-            Event::Html(t) | Event::InlineHtml(t) => out.push(Event::Text(t)),
-            // Nor a link that runs something (`javascript:` and the like):
-            // only relative links, fragments and http(s) or mailto.
-            Event::Start(Tag::Link {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => {
-                let safe = safe_link(&dest_url);
-                out.push(Event::Start(Tag::Link {
-                    link_type,
-                    dest_url: if safe {
-                        dest_url
-                    } else {
-                        CowStr::Borrowed("#")
-                    },
-                    title,
-                    id,
-                }));
-            }
             other => out.push(other),
         }
     }
@@ -238,6 +259,26 @@ pub fn markdown_text(s: &str) -> String {
         }
     }
     out
+}
+
+/// `s` as literal Markdown text, unchanged where nothing in it is markup
+/// (as [`pavelor_niccs::render::md_text`]): for strings in pages whose
+/// Markdown of ordinary strings must stay as it was (`report.md`, which
+/// `report --check` compares byte for byte).
+pub fn markdown_literal(s: &str) -> String {
+    pavelor_niccs::render::md_text(s)
+}
+
+/// `s` as a Markdown code span, delimiters included (as
+/// [`pavelor_niccs::render::md_code`]).
+pub fn markdown_code(s: &str) -> String {
+    pavelor_niccs::render::md_code(s)
+}
+
+/// `s` as a Markdown link target, percent-encoded where it could end the
+/// link or be markup (as [`pavelor_niccs::render::md_dest`]).
+pub fn markdown_dest(s: &str) -> String {
+    pavelor_niccs::render::md_dest(s)
 }
 
 /// The first level-1 heading of `markdown`, as text.
@@ -330,6 +371,46 @@ mod tests {
         ] {
             assert!(html.contains(ok), "{ok}: {html}");
         }
+    }
+
+    #[test]
+    fn headings_links_and_images_are_defused_too() {
+        let html = page(
+            "# on <script>x</script><img src=x onerror=y> [a](javascript:z) ![i](javascript:w)\n\n![j](vbscript:v)\n",
+        );
+        assert!(!html.contains("<script"), "{html}");
+        assert!(!html.contains("<img src=x"), "{html}");
+        assert!(html.contains("&lt;script&gt;x&lt;/script&gt;"), "{html}");
+        assert!(!html.to_ascii_lowercase().contains("javascript:"), "{html}");
+        assert!(!html.contains("vbscript:"), "{html}");
+    }
+
+    #[test]
+    fn literal_code_and_link_targets() {
+        let hostile = "a\"><img src=x onerror=y>[l](javascript:z)`c`|";
+        let md = format!(
+            "# {}\n\n| h |\n|---|\n| {} |\n\n[x](../{}/index.html)\n",
+            markdown_literal(hostile),
+            markdown_code(hostile),
+            markdown_dest(hostile)
+        );
+        let html = page(&md);
+        assert!(!html.contains("<img"), "{html}");
+        assert!(!html.contains("href=\"javascript"), "{html}");
+        assert!(
+            html.contains("a\"&gt;&lt;img src=x onerror=y&gt;[l](javascript:z)`c`|</h1>"),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                "<td><code>a\"&gt;&lt;img src=x onerror=y&gt;[l](javascript:z)`c`|</code></td>"
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains("href=\"../a%22%3E%3Cimg%20src=x%20onerror=y%3E%5Bl%5D%28javascript:z%29%60c%60%7C/index.html\""),
+            "{html}"
+        );
     }
 
     #[test]

@@ -78,7 +78,10 @@ impl NiccsSubject {
             NiccsSubject::Backend(b) => {
                 format!("pavelor's Rust `{}` backend (its one-shot API)", b.name())
             }
-            NiccsSubject::Library(n) => format!("the ICCS `CryptHash` library `{n}` (`--lib`)"),
+            NiccsSubject::Library(n) => format!(
+                "the ICCS `CryptHash` library {} (`--lib`)",
+                crate::html::markdown_code(n)
+            ),
         }
     }
 

@@ -18,7 +18,8 @@ pub fn page_context(config: &Config, c: &RunResults) -> niccs::PageContext {
     ctx.summary_link = format!("./niccs/{system}/campaign.json");
     ctx.method_link = "#11-performance-side-by-side-beyond-the-guide".into();
     ctx.evidence_intro = format!(
-        "Paths are relative to `niccs/{system}/` beside this page, a dataset in the NICCS harness's layout (`pavelor report --check` checks it); each JSON file records its commands, environment and trials."
+        "Paths are relative to {} beside this page, a dataset in the NICCS harness's layout (`pavelor report --check` checks it); each JSON file records its commands, environment and trials.",
+        html::markdown_code(&format!("niccs/{system}/"))
     );
     ctx.scripts_line = format!(
         "Measured by `pavelor report` {}; the method is described in the pavelor repository's `docs/method.md`.",

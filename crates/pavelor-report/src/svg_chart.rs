@@ -11,6 +11,8 @@
 
 use std::fmt::Write as _;
 
+use crate::html::escape;
+
 /// How a series' line is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {
@@ -93,12 +95,6 @@ const MARKER_STYLES: [(Shape, &str); 4] = [
     (Shape::Square, "#006400"),
     (Shape::TriangleDown, "#8b0000"),
 ];
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
 
 /// Draws `shape` centred at (x, y) with radius `r`.
 fn shape(svg: &mut String, shape: Shape, x: f64, y: f64, r: f64, color: &str, filled: bool) {

@@ -14,11 +14,15 @@
 //!
 //! [`render_page`] calls one function per section (`sections.rs`), each
 //! reading the same `Page`: the records as report.py indexes them
-//! (`index.rs`) and report.py's number formats (`format.rs`).
+//! (`index.rs`) and report.py's number formats (`format.rs`). Every string
+//! from the dataset or the context's system and architecture goes into the
+//! page as literal Markdown (`text.rs`): unchanged where it has nothing
+//! that Markdown reads as markup, as on the harness's own pages.
 
 mod format;
 mod index;
 mod sections;
+mod text;
 
 use crate::dataset::Dataset;
 use crate::error::Error;
@@ -27,6 +31,7 @@ use crate::schema::BuildEntry;
 
 pub use format::{clock_text, fmt_int, fmt_time};
 use index::{Index, Indexed};
+pub use text::{md_code, md_dest, md_text};
 
 /// The candidate the harness's own pages of this project are about.
 pub const HASH22: &str = "hash-22";
@@ -101,8 +106,9 @@ impl PageContext {
             method_link: format!("../performance/method_{system}.md"),
             niccs_url: HASH22_NICCS_URL.to_string(),
             evidence_intro: format!(
-                "Paths are relative to `performance/data/{system}/` in the [harness]({HARNESS_URL}); \
-                 each JSON file records its commands, environment and trials."
+                "Paths are relative to {} in the [harness]({HARNESS_URL}); \
+                 each JSON file records its commands, environment and trials.",
+                md_code(&format!("performance/data/{system}/"))
             ),
             scripts_line: format!(
                 "Scripts: `performance/campaign.py`, `performance/ngcc_perf.c`, \

@@ -6,6 +6,7 @@
 
 use super::format::{clock_text, fmt_int, fmt_time, opt_u64};
 use super::index::Indexed;
+use super::text::{md_code, md_dest, md_text};
 use super::{KatIssue, Page, get};
 use crate::json::Json;
 use crate::python::{py_format_f, py_format_g, py_int_or_zero, py_prefix};
@@ -16,18 +17,23 @@ pub(super) fn title(p: &Page<'_>, lines: &mut Vec<String>) {
     lines.extend([
         format!(
             "# {cand} {} — performance on {} (system {})",
-            ctx.algorithm_name, ctx.architecture, ctx.system
+            md_text(&ctx.algorithm_name),
+            md_text(&ctx.architecture),
+            md_text(&ctx.system)
         ),
         String::new(),
         format!(
             "[Performance {}]({}) › `{cand}` · [method]({}) · [NICCS page]({})",
-            ctx.system, ctx.summary_link, ctx.method_link, ctx.niccs_url
+            md_text(&ctx.system),
+            md_dest(&ctx.summary_link),
+            md_dest(&ctx.method_link),
+            md_dest(&ctx.niccs_url)
         ),
         String::new(),
         format!(
             "Independent measurement following the structure of the NICCS {} self-assessment \
              guide, §3.5 (1)–(7). Not a submitter self-assessment.",
-            guide_name(&ctx.architecture)
+            md_text(guide_name(&ctx.architecture))
         ),
         String::new(),
     ]);
@@ -68,12 +74,12 @@ pub(super) fn basic_information(p: &Page<'_>, lines: &mut Vec<String>) {
         .collect();
     versions.sort_unstable();
     versions.dedup();
-    let params: Vec<String> = p.labels.iter().map(|l| format!("`{l}`")).collect();
+    let params: Vec<String> = p.labels.iter().map(|l| md_code(l)).collect();
     lines.extend([
         "## 1. Basic information".to_string(),
         String::new(),
         format!("- Category: {category} algorithm; function: {function}"),
-        format!("- Algorithm: {}", p.ctx.algorithm_name),
+        format!("- Algorithm: {}", md_text(&p.ctx.algorithm_name)),
         format!(
             "- Implementation versions measured: {}",
             p.ctx
@@ -97,31 +103,34 @@ pub(super) fn environment(p: &Page<'_>, lines: &mut Vec<String>) {
         "|---|---|".to_string(),
         format!(
             "| processor | {} (CPU {}, one core) |",
-            get(env, "cpu_model").py_str(),
-            get(env, "cpu_number").py_str()
+            md_text(&get(env, "cpu_model").py_str()),
+            md_text(&get(env, "cpu_number").py_str())
         ),
     ]);
     if get(env, "machine").truthy() {
-        lines.push(format!("| machine | {} |", get(env, "machine").py_str()));
+        lines.push(format!(
+            "| machine | {} |",
+            md_text(&get(env, "machine").py_str())
+        ));
     }
     let campaign = &p.ds.campaign;
-    let started = py_prefix(&campaign.started_utc, 19);
-    let ended = py_prefix(campaign.ended_utc.as_deref().unwrap_or(""), 19);
+    let started = md_text(py_prefix(&campaign.started_utc, 19));
+    let ended = md_text(py_prefix(campaign.ended_utc.as_deref().unwrap_or(""), 19));
     lines.extend([
-        format!("| clock | {} |", clock_text(env)),
+        format!("| clock | {} |", md_text(&clock_text(env))),
         format!(
             "| memory | {} MiB |",
             py_int_or_zero(get(env, "memory_total_kib")).div_euclid(1024)
         ),
         format!(
             "| OS / kernel | {} / {} |",
-            get(env, "os").py_str(),
-            get(env, "kernel").py_str()
+            md_text(&get(env, "os").py_str()),
+            md_text(&get(env, "kernel").py_str())
         ),
         format!(
             "| compiler / build tool | {} / {} |",
-            get(env, "compiler").py_str(),
-            get(env, "cmake").py_str()
+            md_text(&get(env, "compiler").py_str()),
+            md_text(&get(env, "cmake").py_str())
         ),
         format!("| campaign start / end (UTC) | {started} / {ended} |"),
         String::new(),
@@ -167,9 +176,10 @@ pub(super) fn functional_testing(p: &Page<'_>, lines: &mut Vec<String>) {
             }
         }
         lines.push(format!(
-            "| `{l}` | {} | {}{mark} |",
-            e.map_or("–", |e| e.flags.as_str()),
-            e.map_or("–", |e| e.kat.as_str())
+            "| {} | {} | {}{mark} |",
+            md_code(l),
+            md_text(e.map_or("–", |e| e.flags.as_str())),
+            md_text(e.map_or("–", |e| e.kat.as_str()))
         ));
     }
     lines.push(String::new());
@@ -210,8 +220,9 @@ pub(super) fn performance(p: &Page<'_>, lines: &mut Vec<String>) {
 /// One row of §4.
 fn performance_row(p: &Page<'_>, l: &str, e: &Indexed<'_>) -> String {
     let r = e.record;
+    let (l, key) = (md_code(l), md_text(&e.key));
     if r.status != "complete" {
-        return format!("| `{l}` | {} | failed | | | | |", e.key);
+        return format!("| {l} | {key} | failed | | | | |");
     }
     let mut n = format!(
         "{} ({} × {})",
@@ -224,13 +235,13 @@ fn performance_row(p: &Page<'_>, l: &str, e: &Indexed<'_>) -> String {
         let time = fmt_time(r.mean_seconds);
         return match r.mean_cycles.filter(|c| *c != 0.0) {
             Some(c) => format!(
-                "| `{l}` | {} B | {} | {} | {time} | {mbs} | {n} |",
+                "| {l} | {} B | {} | {} | {time} | {mbs} | {n} |",
                 r.input_bytes,
                 fmt_int(Some(c)),
                 py_format_f(c / r.input_bytes as f64, 1)
             ),
             None => format!(
-                "| `{l}` | {} B | – | – | {time} | {mbs} | {n} |",
+                "| {l} | {} B | – | – | {time} | {mbs} | {n} |",
                 r.input_bytes
             ),
         };
@@ -245,8 +256,7 @@ fn performance_row(p: &Page<'_>, l: &str, e: &Indexed<'_>) -> String {
         n.push_str(&format!("; {retries} failed signing attempts retried"));
     }
     format!(
-        "| `{l}` | {} | {} | {} | {} | {} | {n} |",
-        e.key,
+        "| {l} | {key} | {} | {} | {} | {} | {n} |",
         fmt_int(r.mean_cycles),
         fmt_time(r.mean_seconds),
         r.operations_per_second
@@ -279,8 +289,9 @@ pub(super) fn resources(p: &Page<'_>, lines: &mut Vec<String>) {
             let r = e.record;
             if r.peak_rss_bytes.is_some_and(|b| b != 0) {
                 lines.push(format!(
-                    "| `{l}` | {} | {elf} | {} KiB | {} KiB |",
-                    e.key,
+                    "| {} | {} | {elf} | {} KiB | {} KiB |",
+                    md_code(l),
+                    md_text(&e.key),
                     kib(r.baseline_rss_bytes),
                     kib(r.peak_rss_bytes)
                 ));
@@ -302,18 +313,25 @@ pub(super) fn evidence(p: &Page<'_>, lines: &mut Vec<String>) {
         "|---|---|---|".to_string(),
     ]);
     for l in &p.labels {
+        let code = md_code(l);
         if let Some(e) = p.entry(l)
             && let Some(log) = e.kat_log.as_deref().filter(|s| !s.is_empty())
         {
             let digest = py_prefix(e.kat_log_sha256.as_deref().unwrap_or(""), 16);
             lines.push(format!(
-                "| `{l}` | KAT log (sha256 `{digest}…`) | `{log}` |"
+                "| {code} | KAT log (sha256 {}) | {} |",
+                md_code(&format!("{digest}…")),
+                md_code(log)
             ));
         }
         let mut recs: Vec<&Indexed<'_>> = p.index.records(p.cand, l).iter().collect();
         recs.sort_by(|a, b| a.key.cmp(&b.key));
         for e in recs {
-            lines.push(format!("| `{l}` | timing {} | `{}` |", e.key, e.path));
+            lines.push(format!(
+                "| {code} | timing {} | {} |",
+                md_text(&e.key),
+                md_code(e.path)
+            ));
         }
     }
     lines.extend([String::new(), p.ctx.scripts_line.clone(), String::new()]);

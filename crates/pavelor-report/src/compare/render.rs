@@ -9,7 +9,7 @@ use std::path::Path;
 use pavelor_kat::atomic_file::atomic_write;
 
 use super::{Comparison, Pair, Quantity, Verdict};
-use crate::html;
+use crate::html::{self, markdown_code, markdown_literal};
 use crate::interval::CONFIDENCE;
 
 /// The chart's file name, beside `compare.md`.
@@ -42,20 +42,37 @@ fn verdict_text(p: &Pair) -> String {
     }
 }
 
+/// Plain text as literal Markdown, each part between backticks as a code
+/// span (`` library `x`: … `` stays as it was written; a backtick inside
+/// a string only moves where a code span starts, and every part is
+/// literal either way).
+fn text_with_code(text: &str) -> String {
+    text.split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                markdown_code(part)
+            } else {
+                markdown_literal(part)
+            }
+        })
+        .collect()
+}
+
 /// The comparison in Markdown.
 pub fn markdown(c: &Comparison, chart: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# pavelor compare\n");
-    let _ = writeln!(
-        s,
-        "- **BASE**: `{}`, started {}, {}, {}",
-        c.base.dir, c.base.started, c.base.cpu, c.base.unit
-    );
-    let _ = writeln!(
-        s,
-        "- **NEW**: `{}`, started {}, {}, {}\n",
-        c.new.dir, c.new.started, c.new.cpu, c.new.unit
-    );
+    for (side, run, end) in [("BASE", &c.base, ""), ("NEW", &c.new, "\n")] {
+        let _ = writeln!(
+            s,
+            "- **{side}**: {}, started {}, {}, {}{end}",
+            markdown_code(&run.dir),
+            markdown_literal(&run.started),
+            markdown_literal(&run.cpu),
+            markdown_literal(&run.unit)
+        );
+    }
     if let Some(setups) = &c.setups {
         let _ = writeln!(s, "**{setups}**\n");
     }
@@ -71,7 +88,15 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
             "**The runs differ**; read the ratios with that in mind:\n"
         );
         for d in &c.differences {
-            let _ = writeln!(s, "- {d}");
+            // Between two report runs a difference is plain text with the
+            // runs' strings in it, a name between backticks; beside a
+            // harness dataset it is Markdown whose strings are already
+            // literal text.
+            if c.setups.is_none() {
+                let _ = writeln!(s, "- {}", text_with_code(d));
+            } else {
+                let _ = writeln!(s, "- {d}");
+            }
         }
         s.push('\n');
     }
@@ -113,7 +138,7 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
             let _ = writeln!(
                 s,
                 "| {} | {} B | {}{} | {}{} | {ratio} | {interval} | {} / {} | {} |",
-                p.name,
+                markdown_literal(&p.name),
                 p.size,
                 value(c.quantity, p.base.mean),
                 mark(p.base.disturbed),
@@ -130,7 +155,13 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
         if !list.is_empty() {
             let _ = writeln!(s, "Only in {side} ({} figures):\n", list.len());
             for u in list {
-                let _ = writeln!(s, "- {} at {} B (`{}`)", u.name, u.size, u.op);
+                let _ = writeln!(
+                    s,
+                    "- {} at {} B ({})",
+                    markdown_literal(&u.name),
+                    u.size,
+                    markdown_code(&u.op)
+                );
             }
             s.push('\n');
         }
@@ -257,4 +288,21 @@ pub fn write(dir: &Path, c: &Comparison) -> Result<(), String> {
         atomic_write(&path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::text_with_code;
+
+    #[test]
+    fn a_difference_keeps_its_code_span_and_nothing_else() {
+        assert_eq!(
+            text_with_code("library `x`: BASE SHA-256 ab; NEW SHA-256 cd"),
+            "library `x`: BASE SHA-256 ab; NEW SHA-256 cd"
+        );
+        assert_eq!(
+            text_with_code("machine: BASE <img src=x> [l](javascript:y); NEW `a|b`"),
+            "machine: BASE \\<img src=x\\> \\[l\\](javascript:y); NEW `a\\|b`"
+        );
+    }
 }

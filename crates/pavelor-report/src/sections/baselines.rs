@@ -101,7 +101,11 @@ pub fn tables(s: &mut String, ctx: &Ctx<'_>, level: &str) {
     header(s, ["instance", "implementation"], &right);
     for alg in Algorithm::ALL {
         for row in ctx.instance_rows(alg) {
-            let mut line = format!("| `{}` | {} |", alg.name(), row.name());
+            let mut line = format!(
+                "| `{}` | {} |",
+                alg.name(),
+                crate::html::markdown_literal(&row.name())
+            );
             for &n in &SUMMARY_SIZES {
                 let _ = write!(line, " {} |", hash_cell(ctx, alg, row, n));
             }

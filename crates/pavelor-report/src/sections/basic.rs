@@ -2,6 +2,8 @@
 
 use std::fmt::Write as _;
 
+use crate::html::{markdown_code, markdown_literal};
+
 use crate::rows::Ctx;
 use pavelor_measure::ops::Operation;
 
@@ -13,7 +15,7 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
         .environment
         .backends
         .iter()
-        .map(|b| format!("`{b}`"))
+        .map(|b| markdown_code(b))
         .collect();
     let _ = writeln!(
         s,
@@ -39,7 +41,7 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
                 config
                     .libs
                     .iter()
-                    .map(|l| format!("`{}`", l.name))
+                    .map(|l| markdown_code(&l.name))
                     .collect::<Vec<_>>()
                     .join(", ")
             )
@@ -75,7 +77,7 @@ fn libraries(s: &mut String, ctx: &Ctx<'_>) {
     for g in &ctx.c.libs {
         let instance = g.probe.as_ref().map_or("not probed".to_string(), |p| {
             match (&p.instance_name, p.exports_instance_fn) {
-                (Some(n), _) => format!("`{n}`"),
+                (Some(n), _) => markdown_code(n),
                 (None, true) => "exported, returns NULL".into(),
                 (None, false) => "not exported (lengths probed)".into(),
             }
@@ -84,17 +86,15 @@ fn libraries(s: &mut String, ctx: &Ctx<'_>) {
             Some(id) => {
                 let _ = writeln!(
                     s,
-                    "| `{}` | `{}` | {} B | `{}` | {} | {} | {instance} |",
-                    g.spec.name,
-                    id.path,
+                    "| {} | {} | {} B | {} | {} | {} | {instance} |",
+                    markdown_code(&g.spec.name),
+                    markdown_code(&id.path),
                     id.size,
-                    id.sha256,
-                    id.build_id
-                        .as_deref()
-                        .map_or("none".into(), |b| format!("`{b}`")),
+                    markdown_code(&id.sha256),
+                    id.build_id.as_deref().map_or("none".into(), markdown_code),
                     id.exported
                         .iter()
-                        .map(|e| format!("`{e}`"))
+                        .map(|e| markdown_code(e))
                         .collect::<Vec<_>>()
                         .join(" ")
                 );
@@ -102,10 +102,10 @@ fn libraries(s: &mut String, ctx: &Ctx<'_>) {
             None => {
                 let _ = writeln!(
                     s,
-                    "| `{}` | `{}` | – | – | – | – | {} |",
-                    g.spec.name,
-                    g.spec.path.display(),
-                    g.detail
+                    "| {} | {} | – | – | – | – | {} |",
+                    markdown_code(&g.spec.name),
+                    markdown_code(&g.spec.path.display().to_string()),
+                    markdown_literal(&g.detail)
                 );
             }
         }

@@ -1,6 +1,7 @@
 //! The comparison with the reference campaigns' anchor figures and with
 //! the other hashes measured in the same run.
 
+use crate::html::markdown_literal;
 use std::fmt::Write as _;
 
 use pavelor::Algorithm;
@@ -32,7 +33,7 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
                 let _ = writeln!(
                     s,
                     "| {alg} | {} | {cpb:.2} | {x86} | {:.1}× | {arm} | {:.1}× |",
-                    row.name(),
+                    markdown_literal(&row.name()),
                     x86 / cpb,
                     arm / cpb
                 );
@@ -49,7 +50,7 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
                 let _ = writeln!(
                     s,
                     "| {alg} | {} | {:.0} | {x86:.0} | {arm:.0} |",
-                    row.name(),
+                    markdown_literal(&row.name()),
                     m.mean_cycles()
                 );
             }
@@ -82,7 +83,7 @@ fn throughput(s: &mut String, ctx: &Ctx<'_>) {
     }
     let _ = writeln!(s, "{header}\n{rule}");
     for row in &ctx.rows {
-        let mut line = format!("| {} |", row.subject);
+        let mut line = format!("| {} |", markdown_literal(&row.subject.to_string()));
         for &size in &ctx.config.sizes {
             let cell = match (row.at(size), reference.and_then(|r| r.at(size))) {
                 (Some(m), Some(p)) if row.family == Family::Comparison => format!(

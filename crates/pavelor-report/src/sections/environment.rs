@@ -2,6 +2,8 @@
 
 use std::fmt::Write as _;
 
+use crate::html::{markdown_code, markdown_literal};
+
 use crate::rows::{Ctx, fmt_opt};
 use pavelor_measure::clock::CounterKind;
 
@@ -11,7 +13,7 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
     let e = &c.environment;
     let _ = writeln!(s, "## 9. Environment in detail (beyond the guide)\n");
     let _ = writeln!(s, "| item | value |\n|---|---|");
-    let _ = writeln!(s, "| processor | {} |", e.cpu_model);
+    let _ = writeln!(s, "| processor | {} |", markdown_literal(&e.cpu_model));
     let _ = writeln!(s, "| logical CPUs | {} |", e.logical_cpus);
     let _ = writeln!(
         s,
@@ -30,8 +32,8 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
     let _ = writeln!(
         s,
         "| frequency pinning / boost | governor: {}; {} |",
-        fmt_opt(e.governor.as_deref(), ""),
-        fmt_opt(e.boost.as_deref(), "")
+        markdown_literal(&fmt_opt(e.governor.as_deref(), "")),
+        markdown_literal(&fmt_opt(e.boost.as_deref(), ""))
     );
     let _ = writeln!(
         s,
@@ -45,7 +47,7 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
     let _ = writeln!(
         s,
         "| CPU features used by backends | {} |",
-        e.cpu_features.join(" ")
+        markdown_literal(&e.cpu_features.join(" "))
     );
     let _ = writeln!(
         s,
@@ -55,13 +57,15 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
             k as f64 / 1048576.0
         ))
     );
-    let _ = writeln!(s, "| OS | {} |", e.os);
-    let _ = writeln!(s, "| kernel | {} |", e.kernel);
-    let _ = writeln!(s, "| compiler | {} |", e.rustc);
+    let _ = writeln!(s, "| OS | {} |", markdown_literal(&e.os));
+    let _ = writeln!(s, "| kernel | {} |", markdown_literal(&e.kernel));
+    let _ = writeln!(s, "| compiler | {} |", markdown_literal(&e.rustc));
     let _ = writeln!(
         s,
-        "| build | cargo profile {}; target {}; RUSTFLAGS `{}` |",
-        e.build_profile, e.target, e.rustflags
+        "| build | cargo profile {}; target {}; RUSTFLAGS {} |",
+        markdown_literal(&e.build_profile),
+        markdown_literal(&e.target),
+        markdown_code(&e.rustflags)
     );
     let counter_note = c
         .measurements
@@ -83,12 +87,18 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
             _ => "none",
         },
         counter_note.map_or(String::new(), |n| format!(
-            " — cycle counter unavailable: {n}"
+            " — cycle counter unavailable: {}",
+            markdown_literal(&n)
         ))
     );
     clock_rows(s, ctx);
     let _ = writeln!(s, "| time source | CLOCK_MONOTONIC_RAW |");
-    let _ = writeln!(s, "| campaign | {} — {} (UTC) |\n", c.started, c.finished);
+    let _ = writeln!(
+        s,
+        "| campaign | {} — {} (UTC) |\n",
+        markdown_literal(&c.started),
+        markdown_literal(&c.finished)
+    );
 }
 
 /// The clock probe's row and the 95% rule's: the core clock measured over
@@ -109,7 +119,10 @@ fn clock_rows(s: &mut String, ctx: &Ctx<'_>) {
         return;
     };
     let emulated = c.emulated_pmu.as_ref().map_or(String::new(), |w| {
-        format!("; **emulated PMU** ({w}): the emulator's virtual clock, not silicon")
+        format!(
+            "; **emulated PMU** ({}): the emulator's virtual clock, not silicon",
+            markdown_literal(w)
+        )
     });
     let steady = if p.iqr_hz <= 0.005 * p.median_hz {
         "steady"

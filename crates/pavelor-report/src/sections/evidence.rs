@@ -2,6 +2,8 @@
 
 use std::fmt::Write as _;
 
+use crate::html::{markdown_code, markdown_dest, markdown_literal};
+
 use crate::record_files::{library_record_name, record_name};
 use crate::rows::Ctx;
 
@@ -14,11 +16,11 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
         for m in &row.measurements {
             let _ = writeln!(
                 s,
-                "| {}, {} B | [`{}`](./{}) |",
-                row.subject,
+                "| {}, {} B | [{}](./{}) |",
+                markdown_literal(&row.subject.to_string()),
                 m.size,
-                record_name(m),
-                record_name(m)
+                markdown_code(&record_name(m)),
+                markdown_dest(&record_name(m))
             );
         }
     }
@@ -26,8 +28,10 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
         let name = library_record_name(&g.spec.name);
         let _ = writeln!(
             s,
-            "| library `{}`: identity, probe, KATs, bad input | [`{name}`](./{name}) |",
-            g.spec.name
+            "| library {}: identity, probe, KATs, bad input | [{}](./{}) |",
+            markdown_code(&g.spec.name),
+            markdown_code(&name),
+            markdown_dest(&name)
         );
     }
     if !c.failures.is_empty() {

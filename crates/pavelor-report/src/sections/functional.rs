@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 
+use crate::html::{markdown_code, markdown_dest, markdown_literal};
+
 use pavelor::Algorithm;
 
 use crate::kat::KatResult;
@@ -19,8 +21,8 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
     let _ = match &ctx.config.kat_dir {
         Some(dir) => writeln!(
             s,
-            "Official ICCS KAT files from `{}`, checked strictly against the embedded official answers.\n",
-            dir.display()
+            "Official ICCS KAT files from {}, checked strictly against the embedded official answers.\n",
+            markdown_code(&dir.display().to_string())
         ),
         None => writeln!(
             s,
@@ -36,11 +38,17 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
         let detail = k
             .detail
             .as_ref()
-            .map_or(String::new(), |d| format!(" — {d}"));
+            .map_or(String::new(), |d| format!(" — {}", markdown_literal(d)));
         let _ = writeln!(
             s,
             "| {} | {} | Rust {} | **{}**{} | {}/{} |",
-            k.instance, k.file, k.backend, k.status, detail, k.passed, k.total
+            markdown_literal(&k.instance),
+            markdown_literal(&k.file),
+            markdown_literal(&k.backend),
+            markdown_literal(&k.status),
+            detail,
+            k.passed,
+            k.total
         );
     }
     for g in &c.libs {
@@ -48,11 +56,17 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
             let detail = k
                 .detail
                 .as_ref()
-                .map_or(String::new(), |d| format!(" — {d}"));
+                .map_or(String::new(), |d| format!(" — {}", markdown_literal(d)));
             let _ = writeln!(
                 s,
-                "| {} | {} | C `{}` | **{}**{} | {}/{} |",
-                k.instance, k.file, g.spec.name, k.status, detail, k.passed, k.total
+                "| {} | {} | C {} | **{}**{} | {}/{} |",
+                markdown_literal(&k.instance),
+                markdown_literal(&k.file),
+                markdown_code(&g.spec.name),
+                markdown_literal(&k.status),
+                detail,
+                k.passed,
+                k.total
             );
         }
     }
@@ -99,17 +113,17 @@ fn libraries(s: &mut String, ctx: &Ctx<'_>) {
     for g in &c.libs {
         let _ = writeln!(
             s,
-            "| `{}` | **{}** | {} | {} | [`{}`](./{}) |",
-            g.spec.name,
+            "| {} | **{}** | {} | {} | [{}](./{}) |",
+            markdown_code(&g.spec.name),
             g.status.label(),
             if g.instances.is_empty() {
                 "none".to_string()
             } else {
-                g.instances.join(", ")
+                markdown_literal(&g.instances.join(", "))
             },
-            g.detail.replace('|', "\\|"),
-            library_record_name(&g.spec.name),
-            library_record_name(&g.spec.name)
+            markdown_literal(&g.detail),
+            markdown_code(&library_record_name(&g.spec.name)),
+            markdown_dest(&library_record_name(&g.spec.name))
         );
     }
     let with_behaviour: Vec<_> = c.libs.iter().filter(|g| !g.behaviour.is_empty()).collect();
@@ -126,11 +140,11 @@ fn libraries(s: &mut String, ctx: &Ctx<'_>) {
             for b in &g.behaviour {
                 let _ = writeln!(
                     s,
-                    "| `{}` | `{}` | {} | {} | {} |",
-                    g.spec.name,
-                    b.call,
-                    b.expected,
-                    b.observed.replace('|', "\\|"),
+                    "| {} | {} | {} | {} | {} |",
+                    markdown_code(&g.spec.name),
+                    markdown_code(&b.call),
+                    markdown_literal(&b.expected),
+                    markdown_literal(&b.observed),
                     if b.conforms { "yes" } else { "**no**" }
                 );
             }

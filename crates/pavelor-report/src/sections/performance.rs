@@ -2,6 +2,7 @@
 //! implementation (Rust backends and C libraries, ratios against the
 //! baseline), the chart, and each implementation's full table.
 
+use crate::html::{markdown_code, markdown_dest, markdown_literal};
 use std::fmt::Write as _;
 
 use pavelor::{Algorithm, Backend};
@@ -31,7 +32,7 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
         let _ = writeln!(s, "### {alg}\n\n![{alg} {u}/byte](./{})\n", chart_name(alg));
         side_by_side(s, ctx, alg);
         for row in ctx.instance_rows(alg) {
-            let _ = writeln!(s, "**{}**\n", row.subject);
+            let _ = writeln!(s, "**{}**\n", markdown_literal(&row.subject.to_string()));
             perf_table(s, ctx, row);
             bound_note(s, ctx, alg, row);
         }
@@ -61,8 +62,11 @@ fn side_by_side(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm) {
         s,
         "Side by side: mean {u} per call ± the half-width of its 95% confidence interval, in percent (Student's t over the trials' means, one process each; none with fewer than two trials), and in parentheses the speed-up against the baseline {} (the baseline's {u} ÷ this row's; > 1 = faster). `pavelor compare` says whether two such figures differ.\n",
         base.map_or(
-            format!("`{}` (not measured for this instance)", ctx.baseline),
-            |b| format!("**{}**", b.name())
+            format!(
+                "{} (not measured for this instance)",
+                markdown_code(&ctx.baseline)
+            ),
+            |b| format!("**{}**", markdown_literal(&b.name()))
         ),
         u = ctx.unit
     );
@@ -74,7 +78,7 @@ fn side_by_side(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm) {
     }
     let _ = writeln!(s, "{header}\n{rule}");
     for row in rows {
-        let mut line = format!("| {} |", row.name());
+        let mut line = format!("| {} |", markdown_literal(&row.name()));
         for &size in &ctx.config.sizes {
             let cell = match (row.at(size), base.and_then(|b| b.at(size))) {
                 (Some(m), Some(b)) => format!(
@@ -142,7 +146,7 @@ fn perf_table(s: &mut String, ctx: &Ctx<'_>, row: &Row<'_>) {
                 m.total_calls(),
                 m.trials.len(),
                 m.plan.iterations_per_trial,
-                record_name(m),
+                markdown_dest(&record_name(m)),
                 dagger = dagger(m)
             );
         } else if let Some(f) = row.failure_at(size) {
@@ -172,7 +176,7 @@ fn bound_note(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm, row: &Row<'_>) {
         let bound = p.bound_per_byte(alg);
         let cpb = m.cycles_per_byte();
         let rate = alg.rate_len();
-        let round = p.instruction_name();
+        let round = markdown_literal(p.instruction_name());
         let campaign = 100.0 * bound / cpb;
         let mut line = String::from("AES-throughput bound at 64 KiB: ");
         match m.trial_aes_per_round() {

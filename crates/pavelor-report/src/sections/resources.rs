@@ -1,6 +1,7 @@
 //! Section 5: resource consumption — static memory of the code that hashes,
 //! baseline and peak RSS of the worker that measured it.
 
+use crate::html::{markdown_code, markdown_literal};
 use std::fmt::Write as _;
 
 use crate::rows::{Ctx, Family, fmt_opt};
@@ -16,8 +17,8 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
     if let Some(st) = &c.static_size {
         let _ = writeln!(
             s,
-            "Static memory of the measuring executable `{}`: {} bytes of loadable ELF segments (the whole program: hashing code, command-line tool, comparison hashes, Rust runtime); of these, {} bytes in {} symbols belong to the `pavelor` crate (all backends' code and constants). Evidence: `records/static-size.json`.\n",
-            config.measured_exe.display(),
+            "Static memory of the measuring executable {}: {} bytes of loadable ELF segments (the whole program: hashing code, command-line tool, comparison hashes, Rust runtime); of these, {} bytes in {} symbols belong to the `pavelor` crate (all backends' code and constants). Evidence: `records/static-size.json`.\n",
+            markdown_code(&config.measured_exe.display().to_string()),
             st.loadable_bytes,
             st.pavelor_symbol_bytes,
             st.pavelor_symbols
@@ -46,9 +47,10 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
             });
         let _ = writeln!(
             s,
-            "| {} | {} | {bytes} | {what} | {} | {} |",
+            "| {} | {} | {bytes} | {} | {} | {} |",
             row.subject.algorithm().map_or("–", |a| a.name()),
-            row.name(),
+            markdown_literal(&row.name()),
+            markdown_literal(what),
             fmt_opt(row.baseline_rss_kib(), " KiB"),
             fmt_opt(row.peak_rss_kib(), " KiB")
         );

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use pavelor::Algorithm;
 
 use crate::config::SIZES;
+use crate::html::{markdown_dest, markdown_literal};
 use crate::sections::baselines::size_name;
 use crate::svg_chart::{self, Series, Style};
 
@@ -49,11 +50,12 @@ pub fn page(systems: &[System]) -> (String, Vec<(String, String)>) {
             .map_or_else(|| "–".to_string(), |l| l.implementation);
         let _ = writeln!(
             s,
-            "| [{id}]({id}/index.html) | {} | {} | {implementation} | {} |",
+            "| [{}]({}/index.html) | {} | {} | {implementation} | {} |",
+            markdown_literal(&sys.id),
+            markdown_dest(&sys.id),
             sys.processor(),
             sys.unit(),
             sys.source().words(),
-            id = sys.id
         );
     }
     let units: Vec<&'static str> = systems.iter().map(System::unit).collect();
@@ -111,7 +113,7 @@ pub fn page(systems: &[System]) -> (String, Vec<(String, String)>) {
                     s,
                     "| {} | {} | {} | {} | {} | {} | {:.1} | {xof} |",
                     size_name(n),
-                    sys.id,
+                    markdown_literal(&sys.id),
                     line.implementation,
                     line.source.words(),
                     super::index::per_byte(p.per_byte),

@@ -7,10 +7,10 @@ use std::fmt::Write as _;
 use pavelor::Algorithm;
 
 use super::System;
-use super::pages::{CANDIDATE_PAGE, crumb, planning_rows, settings_table};
+use super::pages::{CANDIDATE_PAGE, crumb, dataset_link, planning_rows, settings_table};
 use super::system::{HARNESS_UNIT, Source};
 use crate::harness_run::HarnessRun;
-use crate::html::markdown_text;
+use crate::html::{markdown_code, markdown_literal, markdown_text};
 use crate::sections::baselines::size_name;
 
 /// The harness's repository, where the dataset is published.
@@ -18,10 +18,18 @@ const HARNESS: &str = "`ngcc-dev/ngcc-harness`";
 
 fn provenance(h: &HarnessRun, id: &str) -> String {
     format!(
-        "**{}.** This is the NICCS harness's dataset `performance/data/{id}/` from {HARNESS}, checked by the harness validator's rules (as `pavelor report --check` checks it: {}) before it was put here, and shown as published. The dataset itself is [`niccs/{id}/`](niccs/{id}/campaign.json) beside this page.",
+        "**{}.** This is the NICCS harness's dataset {} from {HARNESS}, checked by the harness validator's rules (as `pavelor report --check` checks it: {}) before it was put here, and shown as published. The dataset itself is {} beside this page.",
         capitalised(Source::Niccs.words()),
-        h.summary
+        markdown_code(&format!("performance/data/{id}/")),
+        markdown_literal(&h.summary),
+        dataset_link(id)
     )
+}
+
+/// The campaign's start and end, UTC, as Markdown text.
+fn dates(h: &HarnessRun) -> (String, String) {
+    let (start, end) = h.dates();
+    (markdown_literal(&start), markdown_literal(&end))
 }
 
 fn capitalised(s: &str) -> String {
@@ -34,12 +42,13 @@ fn capitalised(s: &str) -> String {
 /// each instance's figures.
 pub fn summary(systems: &[System], this: &System, h: &HarnessRun) -> String {
     let mut s = crumb(systems, this, "summary", "index.html");
+    let id = markdown_literal(&this.id);
     let title = match h.architecture() {
-        Some(arch) => format!("{}, system {}", markdown_text(arch), this.id),
-        None => format!("system {}", this.id),
+        Some(arch) => format!("{}, system {id}", markdown_text(arch)),
+        None => format!("system {id}"),
     };
     let _ = writeln!(s, "# Performance — {title}\n");
-    let (start, end) = h.dates();
+    let (start, end) = dates(h);
     let _ = writeln!(s, "{}\n", provenance(h, &this.id));
     let _ = writeln!(
         s,
@@ -80,8 +89,9 @@ pub fn summary(systems: &[System], this: &System, h: &HarnessRun) -> String {
 /// the site.
 pub fn candidate(systems: &[System], this: &System, h: &HarnessRun) -> Result<String, String> {
     let evidence = format!(
-        "Paths are relative to [`niccs/{id}/`](niccs/{id}/campaign.json) beside this page: the NICCS harness's dataset `performance/data/{id}/` from {HARNESS}, as published, checked by the harness validator's rules before this site was made.",
-        id = this.id
+        "Paths are relative to {} beside this page: the NICCS harness's dataset {} from {HARNESS}, as published, checked by the harness validator's rules before this site was made.",
+        dataset_link(&this.id),
+        markdown_code(&format!("performance/data/{}/", this.id))
     );
     let page = h.page("index.html", "method.html", &evidence)?;
     let mut s = crumb(systems, this, "`hash-22`", CANDIDATE_PAGE);
@@ -95,7 +105,11 @@ pub fn candidate(systems: &[System], this: &System, h: &HarnessRun) -> Result<St
 pub fn method(systems: &[System], this: &System, h: &HarnessRun) -> String {
     let c = &h.dataset.campaign;
     let mut s = crumb(systems, this, "method", "method.html");
-    let _ = writeln!(s, "# Method and machine — system {}\n", this.id);
+    let _ = writeln!(
+        s,
+        "# Method and machine — system {}\n",
+        markdown_literal(&this.id)
+    );
     let _ = writeln!(s, "{}\n", provenance(h, &this.id));
     let _ = writeln!(
         s,
@@ -121,7 +135,7 @@ pub fn method(systems: &[System], this: &System, h: &HarnessRun) -> String {
     if let Some(a) = &c.harness_additions {
         rows.push(("flags the harness adds", markdown_text(a)));
     }
-    let (start, end) = h.dates();
+    let (start, end) = dates(h);
     rows.push(("started / ended (UTC)", format!("{start} / {end}")));
     settings_table(&mut s, &rows);
     if let Some(checks) = &c.host_checks {

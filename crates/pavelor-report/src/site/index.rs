@@ -10,6 +10,7 @@ use pavelor::Algorithm;
 use super::System;
 use super::pages::CANDIDATE_PAGE;
 use super::system::{Kind, Line, Point};
+use crate::html::{escape, markdown_dest, markdown_literal};
 
 /// The chart's file name (inlined into the page).
 pub const CHART: &str = "index-headline.svg";
@@ -93,19 +94,19 @@ pub fn page(systems: &[System]) -> (String, String) {
             }
             None => ("not measured".to_string(), "–".to_string()),
         };
+        let dest = markdown_dest(&sys.id);
         let mut pages = format!(
-            "[summary]({id}/index.html) · [hash-22]({id}/{CANDIDATE_PAGE}) · [method]({id}/method.html)",
-            id = sys.id
+            "[summary]({dest}/index.html) · [hash-22]({dest}/{CANDIDATE_PAGE}) · [method]({dest}/method.html)"
         );
         if matches!(sys.kind, Kind::Report { .. }) {
-            let _ = write!(pages, " · [report]({}/report.html)", sys.id);
+            let _ = write!(pages, " · [report]({dest}/report.html)");
         }
         let _ = writeln!(
             s,
-            "| [{id}]({id}/index.html) | {} | {} | {start} – {end} | {figure} | {implementation} | {pages} |",
+            "| [{}]({dest}/index.html) | {} | {} | {start} – {end} | {figure} | {implementation} | {pages} |",
+            markdown_literal(&sys.id),
             sys.processor(),
             sys.unit(),
-            id = sys.id
         );
     }
     let _ = writeln!(
@@ -118,12 +119,6 @@ pub fn page(systems: &[System]) -> (String, String) {
         length(HEADLINE_SIZE)
     );
     (s, bar_chart(&title, &bars))
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 /// A horizontal bar per system: (label, MB/s, source), on a linear axis

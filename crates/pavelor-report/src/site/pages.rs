@@ -10,6 +10,7 @@ use crate::sections::{self, baselines};
 use pavelor_niccs as niccs;
 
 use super::System;
+use crate::html::{markdown_code, markdown_dest, markdown_literal};
 use crate::reload::Reloaded;
 
 /// The candidate page's file in a system's folder.
@@ -22,16 +23,30 @@ pub(super) fn crumb(systems: &[System], this: &System, here: &str, page: &str) -
         .iter()
         .map(|s| {
             if s.id == this.id {
-                format!("**{}**", s.id)
+                format!("**{}**", markdown_literal(&s.id))
             } else {
-                format!("[{}](../{}/{page})", s.id, s.id)
+                format!(
+                    "[{}](../{}/{page})",
+                    markdown_literal(&s.id),
+                    markdown_dest(&s.id)
+                )
             }
         })
         .collect();
     format!(
         "[Performance measurements](../index.html) › [{}](index.html) › {here} · system: {}\n\n",
-        this.id,
+        markdown_literal(&this.id),
         others.join(" · ")
+    )
+}
+
+/// The sentence that says where a system's dataset is on the site: its
+/// folder `niccs/<id>/` beside the page, linked to its `campaign.json`.
+pub(super) fn dataset_link(id: &str) -> String {
+    format!(
+        "[{}](niccs/{}/campaign.json)",
+        markdown_code(&format!("niccs/{id}/")),
+        markdown_dest(id)
     )
 }
 
@@ -44,13 +59,17 @@ pub fn summary(systems: &[System], this: &System, run: &Reloaded) -> String {
     let _ = writeln!(
         s,
         "# Performance — {}, system {}\n",
-        niccs::architecture_wording(e.target.split('-').next().unwrap_or_default()),
-        this.id
+        markdown_literal(niccs::architecture_wording(
+            e.target.split('-').next().unwrap_or_default()
+        )),
+        markdown_literal(&this.id)
     );
     let _ = writeln!(
         s,
         "Measurements by `pavelor report` on one {} core, from {} to {}.\n",
-        e.cpu_model, run.campaign.started, run.campaign.finished
+        markdown_literal(&e.cpu_model),
+        markdown_literal(&run.campaign.started),
+        markdown_literal(&run.campaign.finished)
     );
     let _ = writeln!(
         s,
@@ -68,8 +87,8 @@ pub fn candidate(systems: &[System], this: &System, run: &Reloaded) -> String {
     ctx.summary_link = "index.html".into();
     ctx.method_link = "method.html".into();
     ctx.evidence_intro = format!(
-        "Paths are relative to [`niccs/{}/`](niccs/{}/campaign.json) beside this page, the run's dataset in the NICCS harness's layout, checked by `pavelor report --check` before this site was made.",
-        this.id, this.id
+        "Paths are relative to {} beside this page, the run's dataset in the NICCS harness's layout, checked by `pavelor report --check` before this site was made.",
+        dataset_link(&this.id)
     );
     let page = niccs::render_page(&run.dataset, &ctx);
     let mut s = crumb(systems, this, "`hash-22`", CANDIDATE_PAGE);
@@ -106,7 +125,11 @@ pub fn method(systems: &[System], this: &System, run: &Reloaded) -> String {
     let m = &run.config.method;
     let ctx = Ctx::new(&run.config, &run.campaign);
     let mut s = crumb(systems, this, "method", "method.html");
-    let _ = writeln!(s, "# Method and machine — system {}\n", this.id);
+    let _ = writeln!(
+        s,
+        "# Method and machine — system {}\n",
+        markdown_literal(&this.id)
+    );
     let _ = writeln!(
         s,
         "Every figure is the NICCS harness's: one-shot hashes of the harness driver's message (byte i = (131 i + n) mod 256), timed between two counter reads in worker processes of their own, pinned to one CPU, with warm-up calls first. The run's settings:\n"
@@ -127,10 +150,7 @@ pub fn method(systems: &[System], this: &System, run: &Reloaded) -> String {
             "reruns of a disturbed trial",
             m.disturbed_reruns.to_string(),
         ),
-        (
-            "command",
-            format!("`{}`", run.config.command_line.join(" ")),
-        ),
+        ("command", markdown_code(&run.config.command_line.join(" "))),
     ]);
     settings_table(&mut s, &rows);
     let _ = writeln!(

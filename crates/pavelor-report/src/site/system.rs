@@ -119,12 +119,16 @@ impl System {
 
     /// Start and end of the measurements, UTC, as Markdown text.
     pub fn dates(&self) -> (String, String) {
-        match &self.kind {
+        let (start, end) = match &self.kind {
             Kind::Report { run, .. } => {
                 (run.campaign.started.clone(), run.campaign.finished.clone())
             }
             Kind::Harness(h) => h.dates(),
-        }
+        };
+        (
+            crate::html::markdown_literal(&start),
+            crate::html::markdown_literal(&end),
+        )
     }
 
     /// The figures of `alg`: a run's NICCS subject (what its hash-22 page
