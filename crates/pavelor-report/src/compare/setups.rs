@@ -1,17 +1,19 @@
 //! `pavelor compare` with a dataset the NICCS harness published on one side
 //! (or both): figures paired by instance and message length, a pavelor
-//! run's side being its NICCS subject (what its hash-22 page shows).
+//! run's side being its NICCS subject (what its hash-22 page shows). Two
+//! harness datasets pair by implementation (the records' variant) too; a
+//! run beside a dataset pairs its one implementation with each of the
+//! dataset's at that instance and length, one row each. Every row names
+//! the implementation of each side.
 //!
 //! Such a comparison is of two setups: the machines, the implementations
 //! and (often) the counters differ, so a ratio is a fact about the two
 //! setups, not about the hash, and the comparison says so first.
 
 use pavelor::Algorithm;
-use pavelor_measure::clock::CounterKind;
 
-use super::{Comparison, Figure, Pair, Quantity, RunSummary, Unpaired, verdict};
-use crate::harness_run::HarnessRun;
-use crate::interval::ratio_interval;
+use super::{Comparison, Figure, Pair, Quantity, RunSummary, Unpaired};
+use crate::harness_run::{HarnessRun, implementation_words};
 use crate::niccs_dataset::NiccsSubject;
 use crate::reload::Reloaded;
 use crate::rows::Ctx;
@@ -28,30 +30,71 @@ pub enum Side<'a> {
 struct SideFigure {
     alg: Algorithm,
     size: usize,
+    /// The implementation's id: `ours-<backend or library>` or
+    /// `niccs-<variant>`.
+    id: String,
+    /// The implementation in words, with who measured it.
+    implementation: String,
+    /// From a harness dataset.
+    harness: bool,
     figure: Figure,
+}
+
+impl SideFigure {
+    /// Whether `self` (BASE's) and `other` (NEW's) are one figure: the
+    /// same instance and length, and the same implementation when both
+    /// are a harness dataset's.
+    fn pairs_with(&self, other: &SideFigure) -> bool {
+        self.alg == other.alg
+            && self.size == other.size
+            && (!(self.harness && other.harness) || self.id == other.id)
+    }
+
+    /// The figure's name when only one side has it.
+    fn unpaired(&self) -> Unpaired {
+        Unpaired {
+            op: format!("{}:{}", self.alg, self.id),
+            name: format!("{} — {}", self.alg, self.implementation),
+            size: self.size,
+        }
+    }
+}
+
+/// A run's subject in a few words, as Markdown text.
+fn subject_words(s: &NiccsSubject) -> (String, String) {
+    match s {
+        NiccsSubject::Backend(b) => (
+            format!("ours-{}", b.name()),
+            format!("ours: Rust `{}` backend", b.name()),
+        ),
+        NiccsSubject::Library(n) => (
+            format!("ours-{n}"),
+            format!("ours: C library {}", crate::html::markdown_text(n)),
+        ),
+    }
 }
 
 impl Side<'_> {
     fn cycle_counted(&self) -> bool {
         match self {
-            Side::Report(r) => super::counter_of(r) == CounterKind::PerfCycles,
+            Side::Report(r) => super::cycle_counted(r),
             Side::Harness(_) => true,
         }
     }
 
-    /// The counter's unit (`cycles`, `TSC ticks`): what the two sides'
-    /// counters are compared by.
-    fn counter(&self) -> &'static str {
+    /// The counter's unit (`cycles`, `TSC ticks`), from every record: what
+    /// the two sides' counters are compared by.
+    fn counter(&self) -> String {
         match self {
-            Side::Report(r) => r.campaign.unit(),
-            Side::Harness(_) => crate::site::system::HARNESS_UNIT,
+            Side::Report(r) => super::counter_text(r),
+            Side::Harness(_) => crate::site::system::HARNESS_UNIT.to_string(),
         }
     }
 
     /// The counter as the header says it.
     fn unit(&self) -> String {
         match self {
-            Side::Report(r) => r.campaign.unit().to_string(),
+            Side::Report(r) => super::counter_text(r),
             Side::Harness(_) => format!("{} (the harness's hardware counter)", self.counter()),
         }
     }
@@ -112,13 +155,18 @@ impl Side<'_> {
                 let Ok(subject) = NiccsSubject::of(&r.config, r.campaign.best_backend) else {
                     return Vec::new();
                 };
+                let (id, words) = subject_words(&subject);
                 Algorithm::ALL
                     .into_iter()
                     .filter_map(|alg| Some((alg, subject.row(&ctx, alg)?)))
                     .flat_map(|(alg, row)| {
+                        let (id, words) = (id.clone(), words.clone());
                         row.measurements.iter().map(move |m| SideFigure {
                             alg,
                             size: m.size,
+                            id: id.clone(),
+                            implementation: words.clone(),
+                            harness: false,
                             figure: super::figure(m, q),
                         })
                     })
@@ -130,6 +178,9 @@ impl Side<'_> {
                 .map(|f| SideFigure {
                     alg: f.alg,
                     size: f.size,
+                    id: format!("niccs-{}", f.variant),
+                    implementation: format!("NICCS: {}", implementation_words(&f.variant)),
+                    harness: true,
                     figure: Figure::of_trials(
                         match q {
                             Quantity::Cycles => f.trial_cycles.clone(),
@@ -151,40 +202,33 @@ pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Com
         Quantity::Time
     };
     let (fb, fnew) = (b.figures(quantity), n.figures(quantity));
-    let key = |f: &SideFigure| (f.alg, f.size);
-    let name = |alg: Algorithm| format!("{alg}");
     let mut pairs = Vec::new();
     let mut only_base = Vec::new();
     for x in &fb {
-        match fnew.iter().find(|y| key(y) == key(x)) {
-            Some(y) => {
-                let (base, new) = (x.figure.clone(), y.figure.clone());
-                let i = ratio_interval(&base.trials, &new.trials);
-                pairs.push(Pair {
-                    op: name(x.alg),
-                    name: name(x.alg),
-                    size: x.size,
-                    verdict: verdict(&i),
-                    interval: i.ok(),
-                    base,
-                    new,
-                });
-            }
-            None => only_base.push(Unpaired {
-                op: name(x.alg),
-                name: name(x.alg),
-                size: x.size,
-            }),
+        let mut paired = false;
+        // Each of NEW's implementations at this instance and length is a
+        // row of its own.
+        for y in fnew.iter().filter(|y| x.pairs_with(y)) {
+            paired = true;
+            pairs.push(Pair::of(
+                format!("{}:{}:{}", x.alg, x.id, y.id),
+                format!(
+                    "{} — BASE {} / NEW {}",
+                    x.alg, x.implementation, y.implementation
+                ),
+                x.size,
+                x.figure.clone(),
+                y.figure.clone(),
+            ));
+        }
+        if !paired {
+            only_base.push(x.unpaired());
         }
     }
     let only_new = fnew
         .iter()
-        .filter(|y| !fb.iter().any(|x| key(x) == key(y)))
-        .map(|y| Unpaired {
-            op: name(y.alg),
-            name: name(y.alg),
-            size: y.size,
-        })
+        .filter(|y| !fb.iter().any(|x| x.pairs_with(y)))
+        .map(SideFigure::unpaired)
         .collect();
     let mut differences = Vec::new();
     let mut differing = Vec::new();
