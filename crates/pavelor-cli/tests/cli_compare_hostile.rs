@@ -446,6 +446,57 @@ fn the_gate_fails_when_nothing_is_in_common_and_names_what_it_leaves_out() {
     assert!(text(&plain.stderr).contains("no figure is in both"));
 }
 
+/// Reproduction 3 (a): a figure with a ratio but no interval (one trial)
+/// counts for the gate as its ratio: ten times slower fails
+/// `--fail-above 200`.
+#[test]
+fn a_ratio_without_an_interval_counts_for_the_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = dir.path().join("one");
+    let o = pavelor()
+        .args([
+            "report",
+            "--quick",
+            "--trials",
+            "1",
+            "--sizes",
+            "4096",
+            "--skip-2-33",
+            "--no-compare",
+            "--out",
+        ])
+        .arg(&one)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let (record, name) = record_of(&one, 0);
+    let accepted = edit_record(&one, &record, |r| {
+        let t = &mut r.measurement.trials[0];
+        t.ns *= 10;
+        t.cycles *= 10;
+    });
+    let o = compare(&[
+        base().as_os_str(),
+        one.as_os_str(),
+        "--fail-above".as_ref(),
+        "200".as_ref(),
+    ]);
+    if !accepted {
+        assert_refused(&o);
+        return;
+    }
+    let (md, err) = (text(&o.stdout), text(&o.stderr));
+    let c = cells(row(&md, &name, 4096));
+    assert_eq!(c[7], "3 / 1", "{md}");
+    assert_eq!(c[8], "too few trials for an interval", "{md}");
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let failing = err
+        .lines()
+        .find(|l| l.contains("slower by more than 200%"))
+        .unwrap_or_else(|| panic!("no failing line: {err}"));
+    assert!(failing.contains(&format!("{name} at 4096 B")), "{err}");
+}
+
 /// Reproduction 5: A record whose trials name another counter than the
 /// run's: the counter is read from every record, so the runs are not said
 /// to agree on it, and ticks are never "cycles per call".
