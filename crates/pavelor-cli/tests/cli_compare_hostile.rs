@@ -488,7 +488,7 @@ fn a_ratio_without_an_interval_counts_for_the_gate() {
     let (md, err) = (text(&o.stdout), text(&o.stderr));
     let c = cells(row(&md, &name, 4096));
     assert_eq!(c[7], "3 / 1", "{md}");
-    assert_eq!(c[8], "too few trials for an interval", "{md}");
+    assert!(c[8].starts_with("too few trials for an interval"), "{md}");
     assert_eq!(o.status.code(), Some(1), "{err}");
     let failing = err
         .lines()

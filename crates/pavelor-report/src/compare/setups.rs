@@ -194,20 +194,15 @@ impl Side<'_> {
     }
 }
 
-/// Compares two sides, at least one of them a harness dataset.
-pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Comparison {
-    let quantity = if b.cycle_counted() && n.cycle_counted() {
-        Quantity::Cycles
-    } else {
-        Quantity::Time
-    };
-    let (fb, fnew) = (b.figures(quantity), n.figures(quantity));
+/// BASE's figures `fb` set against NEW's `fnew`: every pair of figures
+/// that [`SideFigure::pairs_with`] says are one (each of a side's
+/// implementations at an instance and length a row of its own), then the
+/// figures only BASE has and those only NEW has.
+fn pair_up(fb: &[SideFigure], fnew: &[SideFigure]) -> (Vec<Pair>, Vec<Unpaired>, Vec<Unpaired>) {
     let mut pairs = Vec::new();
     let mut only_base = Vec::new();
-    for x in &fb {
+    for x in fb {
         let mut paired = false;
-        // Each of NEW's implementations at this instance and length is a
-        // row of its own.
         for y in fnew.iter().filter(|y| x.pairs_with(y)) {
             paired = true;
             pairs.push(Pair::of(
@@ -230,6 +225,18 @@ pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Com
         .filter(|y| !fb.iter().any(|x| x.pairs_with(y)))
         .map(SideFigure::unpaired)
         .collect();
+    (pairs, only_base, only_new)
+}
+
+/// Compares two sides, at least one of them a harness dataset.
+pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Comparison {
+    let quantity = if b.cycle_counted() && n.cycle_counted() {
+        Quantity::Cycles
+    } else {
+        Quantity::Time
+    };
+    let (fb, fnew) = (b.figures(quantity), n.figures(quantity));
+    let (pairs, only_base, only_new) = pair_up(&fb, &fnew);
     let mut differences = Vec::new();
     let mut differing = Vec::new();
     let mut differ = |what: &'static str, bx: String, nx: String| {
@@ -285,5 +292,94 @@ fn join_words(words: &[&str]) -> String {
         [] => String::new(),
         [one] => (*one).to_string(),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
+
+    use super::*;
+
+    fn ours(alg: Algorithm, size: usize) -> SideFigure {
+        SideFigure {
+            alg,
+            size,
+            id: "ours-avx2-vaes".into(),
+            implementation: "ours: Rust `avx2-vaes` backend".into(),
+            harness: false,
+            figure: Figure::of_trials(vec![1.0, 1.1, 0.9], false),
+        }
+    }
+
+    fn niccs(alg: Algorithm, size: usize, variant: &str, cycles: f64) -> SideFigure {
+        SideFigure {
+            alg,
+            size,
+            id: format!("niccs-{variant}"),
+            implementation: format!("NICCS: {}", implementation_words(variant)),
+            harness: true,
+            figure: Figure::of_trials(vec![cycles, cycles * 1.01, cycles * 0.99], false),
+        }
+    }
+
+    const P512: Algorithm = Algorithm::Pavelor512;
+
+    #[test]
+    fn two_datasets_pair_variant_with_variant() {
+        // The optimized record first, as its file name sorts first.
+        let base = [niccs(P512, 4096, "reference", 100.0)];
+        let new = [
+            niccs(P512, 4096, "optimized", 33.0),
+            niccs(P512, 4096, "reference", 100.0),
+        ];
+        let (pairs, only_base, only_new) = pair_up(&base, &new);
+        assert_eq!(pairs.len(), 1);
+        assert_eq!(
+            pairs[0].name,
+            "Pavelor-512 — BASE NICCS: the reference C / NEW NICCS: the reference C"
+        );
+        assert_eq!(pairs[0].ratio, Some(1.0));
+        assert!(only_base.is_empty());
+        assert_eq!(only_new.len(), 1);
+        assert_eq!(only_new[0].name, "Pavelor-512 — NICCS: the optimized C");
+    }
+
+    #[test]
+    fn a_run_beside_a_dataset_gets_a_row_per_variant() {
+        let run = [ours(P512, 4096), ours(P512, 32)];
+        let dataset = [
+            niccs(P512, 4096, "optimized", 33.0),
+            niccs(P512, 4096, "reference", 100.0),
+            niccs(Algorithm::Pavelor768, 4096, "reference", 100.0),
+        ];
+        for (b, n, run_is_base) in [
+            (&run[..], &dataset[..], true),
+            (&dataset[..], &run[..], false),
+        ] {
+            let (pairs, only_base, only_new) = pair_up(b, n);
+            let names: Vec<&str> = pairs.iter().map(|p| p.name.as_str()).collect();
+            let want: [&str; 2] = if run_is_base {
+                [
+                    "Pavelor-512 — BASE ours: Rust `avx2-vaes` backend / NEW NICCS: the optimized C",
+                    "Pavelor-512 — BASE ours: Rust `avx2-vaes` backend / NEW NICCS: the reference C",
+                ]
+            } else {
+                [
+                    "Pavelor-512 — BASE NICCS: the optimized C / NEW ours: Rust `avx2-vaes` backend",
+                    "Pavelor-512 — BASE NICCS: the reference C / NEW ours: Rust `avx2-vaes` backend",
+                ]
+            };
+            assert_eq!(names, want);
+            let (run_only, dataset_only) = if run_is_base {
+                (&only_base, &only_new)
+            } else {
+                (&only_new, &only_base)
+            };
+            assert_eq!(run_only.len(), 1);
+            assert_eq!(run_only[0].size, 32);
+            assert_eq!(dataset_only.len(), 1);
+            assert_eq!(dataset_only[0].name, "Pavelor-768 — NICCS: the reference C");
+        }
     }
 }
