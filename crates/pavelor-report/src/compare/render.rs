@@ -45,6 +45,15 @@ pub fn number(r: f64) -> String {
     }
 }
 
+/// A tick's ratio: `0.25`, `1.1`, `1000`, `1e-5`.
+fn number_short(t: f64) -> String {
+    if (1e-3..=1e4).contains(&t) {
+        format!("{t}")
+    } else {
+        format!("{t:e}")
+    }
+}
+
 /// A pair's ratio: the number when it is one, else from its logarithm
 /// (beyond the doubles, `1.000e400`), else "–" (no ratio).
 pub fn ratio_text(p: &Pair) -> String {
@@ -180,8 +189,25 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
 /// bar on a logarithmic axis, with a line at 1 (no change).
 pub fn chart(c: &Comparison) -> String {
     let rows = c.pairs.len().max(1) as f64;
-    let (left, right, top, row_h) = (330.0, 40.0, 50.0, 22.0);
-    let w = 980.0;
+    // A row's label is its name as plain text (no Markdown code marks),
+    // its length and its mark; the labels' column is as wide as the
+    // longest (about 7 px a character at 12 px), 330 px at least.
+    let label = |p: &Pair| {
+        format!(
+            "{} {} B{}",
+            p.name.replace('`', ""),
+            p.size,
+            mark(p.disturbed())
+        )
+    };
+    let longest = c
+        .pairs
+        .iter()
+        .map(|p| label(p).chars().count())
+        .max()
+        .unwrap_or(0);
+    let (left, right, top, row_h) = ((longest as f64 * 7.0 + 20.0).max(330.0), 40.0, 50.0, 22.0);
+    let w = left + 650.0;
     let h = top + rows * row_h + 50.0;
     // The axis spans the intervals and the ratios (each a positive normal
     // number), and 1; a pair without a ratio has a row but no mark.
@@ -216,14 +242,23 @@ pub fn chart(c: &Comparison) -> String {
         CONFIDENCE * 100.0
     );
     let bottom = top + rows * row_h;
-    // Ticks at the round ratios inside the range.
-    for t in [
-        0.25, 0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0, 4.0,
-    ] {
-        if t < lo / 1.1 || t > hi * 1.1 {
+    // Ticks at the round ratios near 1 and at the powers of ten, those
+    // inside the range, 1 always and each other at least 30 px from the
+    // ticks already drawn.
+    let mut ticks: Vec<f64> = vec![
+        1.0, 0.25, 0.5, 0.67, 0.8, 0.9, 1.1, 1.25, 1.5, 2.0, 3.0, 4.0,
+    ];
+    ticks.extend((-300..=300).map(|e| 10f64.powi(e)));
+    let mut drawn: Vec<f64> = Vec::new();
+    for t in ticks {
+        if t < lo / 1.1 || t > hi * 1.1 || (t == 1.0 && !drawn.is_empty()) {
             continue;
         }
         let x = px(t);
+        if !x.is_finite() || drawn.iter().any(|d| (d - x).abs() < 30.0) {
+            continue;
+        }
+        drawn.push(x);
         let (stroke, width) = if t == 1.0 {
             ("#444", 1.5)
         } else {
@@ -235,8 +270,9 @@ pub fn chart(c: &Comparison) -> String {
         );
         let _ = writeln!(
             svg,
-            r#"<text x="{x:.1}" y="{}" text-anchor="middle">{t}</text>"#,
-            bottom + 16.0
+            r#"<text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"#,
+            bottom + 16.0,
+            number_short(t)
         );
     }
     for (k, p) in c.pairs.iter().enumerate() {
@@ -248,12 +284,10 @@ pub fn chart(c: &Comparison) -> String {
         };
         let _ = writeln!(
             svg,
-            r#"<text x="{}" y="{:.1}" text-anchor="end">{} {} B{}</text>"#,
+            r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
             left - 10.0,
             y + 4.0,
-            html::escape(&p.name),
-            p.size,
-            mark(p.disturbed())
+            html::escape(&label(p)),
         );
         let finite = |x: f64| Some(x).filter(|x| x.is_finite());
         if let Some((x1, x2)) = p
