@@ -195,9 +195,15 @@ fn compare_pairs_a_harness_dataset_with_a_run_by_instance_and_length() {
         assert!(stdout.contains("not about the hash"), "{stdout}");
         assert!(stdout.contains("published by NICCS"), "{stdout}");
         assert!(stdout.contains("**6 figures compared"), "{stdout}");
+        // Each row names both sides' implementations.
         let row = stdout
             .lines()
-            .find(|l| l.starts_with("| Pavelor-512 | 65536 B |"))
+            .find(|l| {
+                l.starts_with("| Pavelor-512 — BASE ")
+                    && l.contains("NICCS: the reference C")
+                    && l.contains("ours: Rust `")
+                    && l.contains("| 65536 B |")
+            })
             .unwrap_or_else(|| panic!("no Pavelor-512 64 KiB pair: {stdout}"));
         // arm_1's reference C at 14.4 MB/s against our hardware AES: the
         // ratio is far from 1 one way or the other, and significant.

@@ -68,6 +68,35 @@ pub fn implementation_words(variant: &str) -> String {
     }
 }
 
+/// Why a directory is not a harness run pavelor can show.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HarnessRefusal {
+    /// It could not be read, or the harness validator's rules refuse it:
+    /// one line naming the directory or file and the problem.
+    Rules(String),
+    /// It passes the validator's rules, but a record is not one pavelor
+    /// can show (an unknown instance, no cycles), or it has no `hash-22`
+    /// figure.
+    Pavelor {
+        /// The record (dataset-relative), or the directory.
+        file: String,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+impl std::fmt::Display for HarnessRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HarnessRefusal::Rules(e) => f.write_str(e),
+            HarnessRefusal::Pavelor { file, problem } => write!(
+                f,
+                "passes the harness validator's rules, but {file}: {problem}"
+            ),
+        }
+    }
+}
+
 /// A checked harness dataset.
 pub struct HarnessRun {
     /// The directory read.
@@ -86,12 +115,13 @@ impl HarnessRun {
     /// Reads `dir` with the reading `limits` and checks it by the harness
     /// validator's rules. The error is one line naming the directory and
     /// the first problem.
-    pub fn check(dir: &Path, limits: &Limits) -> Result<HarnessRun, String> {
-        let evidence = Evidence::read(dir, limits).map_err(|e| e.to_string())?;
+    pub fn check(dir: &Path, limits: &Limits) -> Result<HarnessRun, HarnessRefusal> {
+        let rules = HarnessRefusal::Rules;
+        let evidence = Evidence::read(dir, limits).map_err(|e| rules(e.to_string()))?;
         let summary = niccs::validate::check_evidence(&evidence, &niccs::CheckOptions::default())
-            .map_err(|p| format!("{}: {p}", dir.display()))?;
-        let dataset =
-            Dataset::from_evidence(&evidence).map_err(|e| format!("{}: {e}", dir.display()))?;
+            .map_err(|p| rules(format!("{}: {p}", dir.display())))?;
+        let dataset = Dataset::from_evidence(&evidence)
+            .map_err(|e| rules(format!("{}: {e}", dir.display())))?;
         let mut figures = Vec::new();
         for (path, rec) in &dataset.records {
             // A hash of the empty message has no figure per byte.
@@ -102,19 +132,17 @@ impl HarnessRun {
             {
                 continue;
             }
-            figures.push(figure(rec).map_err(|e| {
-                format!(
-                    "{}: passes the harness validator's rules, but {path}: {e}",
-                    dir.display()
-                )
+            figures.push(figure(rec).map_err(|problem| HarnessRefusal::Pavelor {
+                file: path.clone(),
+                problem,
             })?);
         }
         figures.sort_by_key(|f| (f.alg.output_bits(), f.size));
         if figures.is_empty() {
-            return Err(format!(
-                "{}: no complete {CANDIDATE} hash record: nothing of Pavelor to show",
-                dir.display()
-            ));
+            return Err(HarnessRefusal::Pavelor {
+                file: dir.display().to_string(),
+                problem: format!("no complete {CANDIDATE} hash record: nothing of Pavelor to show"),
+            });
         }
         Ok(HarnessRun {
             dir: dir.to_path_buf(),

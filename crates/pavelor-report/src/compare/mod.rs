@@ -1,10 +1,13 @@
 //! `pavelor compare BASE NEW`: two report directories, each checked as
 //! `report --check` checks it, their figures paired by implementation,
 //! instance and length (or, with a dataset the NICCS harness published on
-//! either side, by instance and length: [`setups`]), and for each pair the ratio NEW/BASE of the mean
-//! time (or cycles) per call with its 95% interval ([`interval`](crate::interval)) and a
-//! verdict. What differs between the two runs (machine, counter, method,
-//! build, libraries) is named, never mixed silently.
+//! either side, as [`setups`] says), and for each pair the ratio NEW/BASE
+//! of the mean time (or cycles) per call with its 95% interval
+//! ([`interval`](crate::interval)) and a verdict. A pair without an
+//! interval says why ([`Verdict::NoInterval`]); no ratio, mean or interval
+//! is ever a NaN or an infinity. What differs between the two runs
+//! (machine, counter, method, build, libraries) is named, never mixed
+//! silently. [`Comparison::gate`] is `--fail-above`.
 //!
 //! [`render`] writes the comparison as Markdown, HTML with a chart of the
 //! intervals, and JSON.
@@ -20,8 +23,8 @@ use pavelor_measure::protocol::TrialResult;
 use pavelor_niccs::Limits;
 use serde::Serialize;
 
-use crate::harness_run::{HarnessRun, is_harness_dataset};
-use crate::interval::{NoInterval, RatioInterval, ratio_interval};
+use crate::harness_run::{HarnessRefusal, HarnessRun, is_harness_dataset};
+use crate::interval::{self, NoInterval, RatioInterval, log10_ratio, ratio_interval};
 use crate::reload::{Reloaded, check_run};
 use setups::Side;
 
@@ -29,18 +32,22 @@ use setups::Side;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Quantity {
-    /// Hardware cycles per call (both runs read a cycle counter).
+    /// Hardware cycles per call: every trial of both runs read the cycle
+    /// counter ([`CounterKind::PerfCycles`]).
     Cycles,
-    /// Seconds per call (the monotonic clock around each trial's calls).
+    /// Seconds per call (the monotonic clock around each trial's calls):
+    /// when a side counted TSC ticks (a fixed-rate clock, whose ratio is
+    /// the wall time's), had no counter, or its records disagree.
     Time,
 }
 
 impl Quantity {
-    /// The quantity as the table heads say it.
-    pub fn label(self) -> &'static str {
+    /// The quantity as the table heads say it: "cycles per call" only for
+    /// the cycle counter's unit.
+    pub fn label(self) -> String {
         match self {
-            Quantity::Cycles => "cycles per call",
-            Quantity::Time => "time per call",
+            Quantity::Cycles => format!("{} per call", CounterKind::PerfCycles.unit()),
+            Quantity::Time => "time per call".to_string(),
         }
     }
 }
@@ -55,18 +62,19 @@ pub enum Verdict {
     Slower,
     /// The interval contains 1.
     NoSignificantDifference,
-    /// A side has fewer than two trials: no interval.
-    TooFewTrials,
+    /// No interval, for the reason given: too few trials, a value that is
+    /// not a positive finite number, or a ratio beyond the doubles.
+    NoInterval(NoInterval),
 }
 
 impl Verdict {
-    /// The verdict in words.
+    /// The verdict in words (a missing interval with its reason).
     pub fn text(self) -> &'static str {
         match self {
             Verdict::Faster => "faster",
             Verdict::Slower => "slower",
             Verdict::NoSignificantDifference => "no significant difference",
-            Verdict::TooFewTrials => "too few trials for an interval",
+            Verdict::NoInterval(why) => why.text(),
         }
     }
 }
@@ -74,8 +82,9 @@ impl Verdict {
 /// One figure of one run.
 #[derive(Clone, Debug, Serialize)]
 pub struct Figure {
-    /// Mean over the trials of the compared quantity per call.
-    pub mean: f64,
+    /// Mean over the trials of the compared quantity per call (`None`
+    /// when a trial's value is not a positive finite number).
+    pub mean: Option<f64>,
     /// The trials' values per call.
     pub trials: Vec<f64>,
     /// Whether a trial is still disturbed after the reruns (marked †).
@@ -85,9 +94,11 @@ pub struct Figure {
 /// A figure present in both runs.
 #[derive(Clone, Debug, Serialize)]
 pub struct Pair {
-    /// The figure's id (`op` of the records).
+    /// The figure's id (`op` of the records; with a harness dataset, the
+    /// instance and each side's implementation).
     pub op: String,
-    /// The implementation and instance, as the report names them.
+    /// The instance with its implementation on each side, as the report
+    /// names them.
     pub name: String,
     /// Message length, bytes.
     pub size: usize,
@@ -95,17 +106,76 @@ pub struct Pair {
     pub base: Figure,
     /// NEW's figure.
     pub new: Figure,
-    /// NEW/BASE with its 95% interval (none with too few trials).
+    /// NEW/BASE of the means, when it is a positive normal number.
+    pub ratio: Option<f64>,
+    /// The base-10 logarithm of NEW/BASE: also when the ratio itself is
+    /// beyond the doubles; `None` when a side's values are not positive
+    /// finite numbers (no ratio at all).
+    pub log10_ratio: Option<f64>,
+    /// NEW/BASE with its 95% interval (none: the verdict says why).
     pub interval: Option<RatioInterval>,
     /// The verdict.
     pub verdict: Verdict,
 }
 
 impl Pair {
+    /// The pair of two figures: their ratio, its interval and the verdict.
+    pub fn of(op: String, name: String, size: usize, base: Figure, new: Figure) -> Pair {
+        let i = ratio_interval(&base.trials, &new.trials);
+        Pair {
+            op,
+            name,
+            size,
+            ratio: interval::ratio_of_means(&base.trials, &new.trials).ok(),
+            log10_ratio: log10_ratio(&base.trials, &new.trials).ok(),
+            verdict: verdict(&i),
+            interval: i.ok(),
+            base,
+            new,
+        }
+    }
+
     /// Whether either side is disturbed.
     pub fn disturbed(&self) -> bool {
         self.base.disturbed || self.new.disturbed
     }
+
+    /// Whether NEW is slower than BASE by more than `pct` percent by this
+    /// pair's evidence: by its ratio when the interval excludes no change
+    /// or there is no interval, never when the interval contains 1 or is
+    /// below it; `None` when there is no ratio at all.
+    pub fn slower_by_more_than(&self, pct: f64) -> Option<bool> {
+        let log = self.log10_ratio?;
+        Some(match self.verdict {
+            Verdict::Faster | Verdict::NoSignificantDifference => false,
+            Verdict::Slower | Verdict::NoInterval(_) => match self.ratio {
+                Some(r) => (r - 1.0) * 100.0 > pct,
+                None => log > (1.0 + pct / 100.0).log10(),
+            },
+        })
+    }
+}
+
+/// A figure `--fail-above` leaves out, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Excluded {
+    /// The figure's name.
+    pub name: String,
+    /// Message length, bytes.
+    pub size: usize,
+    /// Why it is not gated.
+    pub why: String,
+}
+
+/// What `--fail-above PCT` finds.
+#[derive(Debug)]
+pub struct Gate<'a> {
+    /// The pairs slower than BASE by more than PCT percent.
+    pub failing: Vec<&'a Pair>,
+    /// How many pairs were gated (had a ratio).
+    pub gated: usize,
+    /// Every figure not gated, with the reason.
+    pub excluded: Vec<Excluded>,
 }
 
 /// A figure that only one run has.
@@ -172,14 +242,22 @@ impl Loaded {
 
 /// Reads and checks both directories (each a report directory or a harness
 /// dataset) and compares them. The error is one line naming the directory
-/// and its first problem.
+/// and its first problem; for a harness dataset it says whether the
+/// validator's rules refused it or pavelor did after them.
 pub fn compare_dirs(base: &Path, new: &Path, limits: &Limits) -> Result<Comparison, String> {
     let load = |dir: &Path| {
         if is_harness_dataset(dir) {
             return HarnessRun::check(dir, limits)
                 .map(|h| Loaded::Harness(Box::new(h)))
-                .map_err(|e| {
-                    format!("{} is not a harness dataset that passes the harness validator's rules: {e}", dir.display())
+                .map_err(|e| match e {
+                    HarnessRefusal::Rules(e) => format!(
+                        "{} is not a harness dataset that passes the harness validator's rules: {e}",
+                        dir.display()
+                    ),
+                    HarnessRefusal::Pavelor { file, problem } => format!(
+                        "{} passes the harness validator's rules, but pavelor cannot compare it: {file}: {problem}",
+                        dir.display()
+                    ),
                 });
         }
         check_run(dir, limits)
@@ -199,11 +277,38 @@ pub fn compare_dirs(base: &Path, new: &Path, limits: &Limits) -> Result<Comparis
     })
 }
 
-fn counter_of(r: &Reloaded) -> CounterKind {
-    r.campaign
-        .measurements
-        .first()
-        .map_or(CounterKind::None, |m| m.counter())
+/// The counters of every trial of every record of a run, each once, in
+/// the order first seen.
+fn counters_of(r: &Reloaded) -> Vec<CounterKind> {
+    let mut v = Vec::new();
+    for t in r.campaign.measurements.iter().flat_map(|m| &m.trials) {
+        if !v.contains(&t.counter) {
+            v.push(t.counter);
+        }
+    }
+    v
+}
+
+/// Whether every trial of the run read the hardware cycle counter.
+fn cycle_counted(r: &Reloaded) -> bool {
+    counters_of(r) == [CounterKind::PerfCycles]
+}
+
+/// The run's counter by its unit (`cycles`, `TSC ticks`), from all its
+/// records; when they disagree, every unit they name.
+fn counter_text(r: &Reloaded) -> String {
+    match counters_of(r).as_slice() {
+        [] => CounterKind::None.unit().to_string(),
+        [one] => one.unit().to_string(),
+        several => format!(
+            "mixed: its records name {}",
+            several
+                .iter()
+                .map(|c| c.unit())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ),
+    }
 }
 
 fn summary(r: &Reloaded, dir: &str) -> RunSummary {
@@ -211,7 +316,7 @@ fn summary(r: &Reloaded, dir: &str) -> RunSummary {
         dir: dir.to_string(),
         started: r.campaign.started.clone(),
         cpu: r.campaign.environment.cpu_model.clone(),
-        unit: r.campaign.unit().to_string(),
+        unit: counter_text(r),
     }
 }
 
@@ -228,7 +333,7 @@ impl Figure {
     /// A figure of the trials' values per call.
     fn of_trials(trials: Vec<f64>, disturbed: bool) -> Figure {
         Figure {
-            mean: trials.iter().sum::<f64>() / trials.len().max(1) as f64,
+            mean: interval::mean(&trials),
             trials,
             disturbed,
         }
@@ -256,16 +361,13 @@ pub fn verdict(i: &Result<RatioInterval, NoInterval>) -> Verdict {
         Ok(i) if i.low > 1.0 => Verdict::Slower,
         Ok(i) if i.high < 1.0 => Verdict::Faster,
         Ok(_) => Verdict::NoSignificantDifference,
-        // Times that are not positive cannot pass `report --check`.
-        Err(_) => Verdict::TooFewTrials,
+        Err(why) => Verdict::NoInterval(*why),
     }
 }
 
 /// Compares two runs already read and checked.
 pub fn compare(b: &Reloaded, base_dir: &str, n: &Reloaded, new_dir: &str) -> Comparison {
-    let cycles =
-        counter_of(b) == CounterKind::PerfCycles && counter_of(n) == CounterKind::PerfCycles;
-    let quantity = if cycles {
+    let quantity = if cycle_counted(b) && cycle_counted(n) {
         Quantity::Cycles
     } else {
         Quantity::Time
@@ -275,19 +377,13 @@ pub fn compare(b: &Reloaded, base_dir: &str, n: &Reloaded, new_dir: &str) -> Com
     let mut only_base = Vec::new();
     for mb in &b.campaign.measurements {
         match n.campaign.measurements.iter().find(|mn| key(mn) == key(mb)) {
-            Some(mn) => {
-                let (fb, fn_) = (figure(mb, quantity), figure(mn, quantity));
-                let i = ratio_interval(&fb.trials, &fn_.trials);
-                pairs.push(Pair {
-                    op: mb.op.clone(),
-                    name: name_of(b, &mb.op),
-                    size: mb.size,
-                    verdict: verdict(&i),
-                    interval: i.ok(),
-                    base: fb,
-                    new: fn_,
-                });
-            }
+            Some(mn) => pairs.push(Pair::of(
+                mb.op.clone(),
+                name_of(b, &mb.op),
+                mb.size,
+                figure(mb, quantity),
+                figure(mn, quantity),
+            )),
             None => only_base.push(Unpaired {
                 op: mb.op.clone(),
                 name: name_of(b, &mb.op),
@@ -365,13 +461,13 @@ pub fn differences(b: &Reloaded, n: &Reloaded) -> Vec<String> {
     };
     differ(&mut d, "machine", machine(b, eb), machine(n, en));
     let counter = |r: &Reloaded| {
-        let c = counter_of(r);
+        let c = counter_text(r);
         let pmu = r
             .campaign
             .emulated_pmu
             .as_ref()
             .map_or(String::new(), |w| format!(" (emulated PMU: {w})"));
-        format!("{}{pmu}", c.unit())
+        format!("{c}{pmu}")
     };
     differ(&mut d, "counter", counter(b), counter(n));
     differ(&mut d, "method", method_text(b), method_text(n));
@@ -407,27 +503,195 @@ pub fn differences(b: &Reloaded, n: &Reloaded) -> Vec<String> {
 }
 
 impl Comparison {
-    /// The pairs slower by more than `pct` percent with an interval that
-    /// excludes no change (`--fail-above`).
-    pub fn regressions(&self, pct: f64) -> Vec<&Pair> {
-        self.pairs
-            .iter()
-            .filter(|p| {
-                p.verdict == Verdict::Slower
-                    && (p.interval.map_or(0.0, |i| i.ratio) - 1.0) * 100.0 > pct
-            })
-            .collect()
+    /// `--fail-above PCT`: the pairs slower than BASE by more than `pct`
+    /// percent ([`Pair::slower_by_more_than`]), and every figure left out
+    /// (only one side has it, or it has no ratio) with the reason.
+    pub fn gate(&self, pct: f64) -> Gate<'_> {
+        let mut g = Gate {
+            failing: Vec::new(),
+            gated: 0,
+            excluded: Vec::new(),
+        };
+        for p in &self.pairs {
+            match p.slower_by_more_than(pct) {
+                Some(slow) => {
+                    g.gated += 1;
+                    if slow {
+                        g.failing.push(p);
+                    }
+                }
+                None => g.excluded.push(Excluded {
+                    name: p.name.clone(),
+                    size: p.size,
+                    why: format!("no ratio ({})", p.verdict.text()),
+                }),
+            }
+        }
+        for (side, list) in [("BASE", &self.only_base), ("NEW", &self.only_new)] {
+            for u in list {
+                g.excluded.push(Excluded {
+                    name: u.name.clone(),
+                    size: u.size,
+                    why: format!("only in {side}"),
+                });
+            }
+        }
+        g
     }
 
     /// How many pairs have each verdict: (faster, slower, no difference,
-    /// too few trials).
+    /// no interval).
     pub fn counts(&self) -> (usize, usize, usize, usize) {
-        let c = |v: Verdict| self.pairs.iter().filter(|p| p.verdict == v).count();
+        let c = |f: fn(&Verdict) -> bool| self.pairs.iter().filter(|p| f(&p.verdict)).count();
         (
-            c(Verdict::Faster),
-            c(Verdict::Slower),
-            c(Verdict::NoSignificantDifference),
-            c(Verdict::TooFewTrials),
+            c(|v| *v == Verdict::Faster),
+            c(|v| *v == Verdict::Slower),
+            c(|v| *v == Verdict::NoSignificantDifference),
+            c(|v| matches!(v, Verdict::NoInterval(_))),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
+
+    use super::*;
+
+    fn figure(trials: &[f64]) -> Figure {
+        Figure::of_trials(trials.to_vec(), false)
+    }
+
+    fn pair(name: &str, base: &[f64], new: &[f64]) -> Pair {
+        Pair::of(
+            name.to_string(),
+            name.to_string(),
+            4096,
+            figure(base),
+            figure(new),
+        )
+    }
+
+    fn comparison(pairs: Vec<Pair>, only_base: Vec<Unpaired>) -> Comparison {
+        let side = RunSummary {
+            dir: "d".into(),
+            started: String::new(),
+            cpu: String::new(),
+            unit: "cycles".into(),
+        };
+        Comparison {
+            base: side.clone(),
+            new: side,
+            quantity: Quantity::Time,
+            setups: None,
+            differences: Vec::new(),
+            pairs,
+            only_base,
+            only_new: Vec::new(),
+        }
+    }
+
+    const BASE: [f64; 3] = [1.0, 1.01, 0.99];
+
+    #[test]
+    fn a_ratio_without_an_interval_is_gated_by_its_ratio() {
+        // One trial on NEW's side, three times slower: a ratio, no
+        // interval, and the gate counts it.
+        let few = pair("few", &BASE, &[3.0]);
+        assert_eq!(few.verdict, Verdict::NoInterval(NoInterval::TooFewTrials));
+        assert_eq!(few.slower_by_more_than(20.0), Some(true));
+        assert_eq!(few.slower_by_more_than(250.0), Some(false));
+        // A ratio beyond the doubles (1e-300 against 1e300) keeps its log,
+        // and the gate counts that.
+        let far = pair("far", &[1e-300, 1.1e-300], &[1e300, 1.1e300]);
+        assert_eq!(far.verdict, Verdict::NoInterval(NoInterval::OutOfRange));
+        assert_eq!(far.ratio, None);
+        assert_eq!(far.slower_by_more_than(20.0), Some(true));
+        let back = pair("back", &[1e300, 1.1e300], &[1e-300, 1.1e-300]);
+        assert_eq!(back.slower_by_more_than(20.0), Some(false));
+        // Slower with an interval above 1; no difference never fails.
+        let slow = pair("slow", &BASE, &[2.0, 2.02, 1.98]);
+        assert_eq!(slow.verdict, Verdict::Slower);
+        assert_eq!(slow.slower_by_more_than(20.0), Some(true));
+        let noisy = pair("noisy", &BASE, &[0.5, 3.0, 1.0]);
+        assert_eq!(noisy.verdict, Verdict::NoSignificantDifference);
+        assert_eq!(noisy.slower_by_more_than(20.0), Some(false));
+        let c = comparison(vec![few, far, back, slow, noisy], Vec::new());
+        let g = c.gate(20.0);
+        let failing: Vec<&str> = g.failing.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(failing, ["few", "far", "slow"]);
+        assert_eq!((g.gated, g.excluded.len()), (5, 0));
+    }
+
+    #[test]
+    fn figures_without_a_ratio_or_a_partner_are_named_as_left_out() {
+        let zero = pair("zero", &BASE, &[1.0, 0.0, 189.0]);
+        assert_eq!(zero.verdict, Verdict::NoInterval(NoInterval::NotPositive));
+        assert_eq!(
+            (zero.ratio, zero.log10_ratio, zero.interval),
+            (None, None, None)
+        );
+        assert_eq!(zero.new.mean, None);
+        assert_eq!(zero.slower_by_more_than(0.0), None);
+        let negative = pair("negative", &[1.0, -0.1], &BASE);
+        assert_eq!(
+            negative.verdict,
+            Verdict::NoInterval(NoInterval::NotPositive)
+        );
+        assert!(negative.verdict.text().contains("zero or negative"));
+        let only = Unpaired {
+            op: "o".into(),
+            name: "only".into(),
+            size: 32,
+        };
+        let c = comparison(vec![zero, negative], vec![only]);
+        let g = c.gate(20.0);
+        assert!(g.failing.is_empty());
+        assert_eq!(g.gated, 0);
+        let why: Vec<(String, String)> = g
+            .excluded
+            .iter()
+            .map(|e| (e.name.clone(), e.why.clone()))
+            .collect();
+        assert_eq!(
+            why,
+            [
+                (
+                    "zero".to_string(),
+                    "no ratio (no interval: a trial's value is zero or negative)".to_string()
+                ),
+                (
+                    "negative".to_string(),
+                    "no ratio (no interval: a trial's value is zero or negative)".to_string()
+                ),
+                ("only".to_string(), "only in BASE".to_string()),
+            ]
+        );
+        assert_eq!(c.counts(), (0, 0, 0, 2));
+    }
+
+    #[test]
+    fn no_output_holds_a_nan_or_an_infinity() {
+        let c = comparison(
+            vec![
+                pair("huge", &[1e-6, 1e-6, 1e308], &BASE),
+                pair("tiny", &BASE, &[1e-6, 1e-6, 1e308]),
+                pair("near", &[1e308, 1.1e308], &[1e300, 1.1e300]),
+                pair("zero", &BASE, &[0.0, 1.0]),
+            ],
+            Vec::new(),
+        );
+        let md = render::markdown(&c, true);
+        let svg = render::chart(&c);
+        let json = serde_json::to_string(&c).unwrap();
+        for text in [&md, &svg, &json] {
+            let lower = text.to_ascii_lowercase();
+            assert!(!lower.contains("nan") && !lower.contains("inf"), "{text}");
+        }
+        assert!(!md.contains(" 0.000 "), "{md}");
+        // The ratios far beyond the doubles read as powers of ten.
+        assert!(md.contains("| 3.000e-308 |"), "{md}");
+        assert!(md.contains("| 3.333e307 |"), "{md}");
+        assert!(md.contains("| 1.000e-8 |"), "{md}");
     }
 }

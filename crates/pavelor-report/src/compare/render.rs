@@ -4,7 +4,7 @@
 //! `compare.json`.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 use pavelor_kat::atomic_file::atomic_write;
 
@@ -18,12 +18,58 @@ pub const CHART: &str = "compare-ratios.svg";
 /// The mark of a disturbed figure, as the report's tables have it.
 const DISTURBED: &str = "†";
 
-fn value(q: Quantity, v: f64) -> String {
+/// A figure's mean in its unit; very large or small ones in scientific
+/// notation, none as "–".
+fn value(q: Quantity, v: Option<f64>) -> String {
+    let Some(v) = v.filter(|v| v.is_finite()) else {
+        return "–".to_string();
+    };
     match q {
-        Quantity::Cycles => format!("{v:.0}"),
-        Quantity::Time if v >= 1e-3 => format!("{:.3} ms", v * 1e3),
-        Quantity::Time => format!("{:.3} µs", v * 1e6),
+        Quantity::Cycles if (1.0..1e12).contains(&v) => format!("{v:.0}"),
+        Quantity::Cycles => format!("{v:.3e}"),
+        Quantity::Time if (1e-3..1e3).contains(&v) => format!("{:.3} ms", v * 1e3),
+        Quantity::Time if (1e-9..1e-3).contains(&v) => format!("{:.3} µs", v * 1e6),
+        Quantity::Time => format!("{v:.3e} s"),
     }
+}
+
+/// A ratio: from 0.001 to 1000 with three decimals, and below 0.1 with
+/// three significant digits (`0.00612`); else in scientific notation
+/// (`2.000e-8`), so that no ratio reads as 0.000.
+pub fn number(r: f64) -> String {
+    if (1e-3..1e3).contains(&r) {
+        let decimals = (2.0 - r.log10().floor()).clamp(3.0, 5.0) as usize;
+        format!("{r:.decimals$}")
+    } else {
+        format!("{r:.3e}")
+    }
+}
+
+/// A tick's ratio: `0.25`, `1.1`, `1000`, `1e-5`.
+fn number_short(t: f64) -> String {
+    if (1e-3..=1e4).contains(&t) {
+        format!("{t}")
+    } else {
+        format!("{t:e}")
+    }
+}
+
+/// A pair's ratio: the number when it is one, else from its logarithm
+/// (beyond the doubles, `1.000e400`), else "–" (no ratio).
+pub fn ratio_text(p: &Pair) -> String {
+    if let Some(r) = p.ratio {
+        return number(r);
+    }
+    let Some(l) = p.log10_ratio.filter(|l| l.is_finite()) else {
+        return "–".to_string();
+    };
+    let mut exponent = l.floor();
+    let mut mantissa = 10f64.powf(l - exponent);
+    if mantissa >= 9.9995 {
+        mantissa /= 10.0;
+        exponent += 1.0;
+    }
+    format!("{mantissa:.3}e{exponent:.0}")
 }
 
 fn mark(disturbed: bool) -> &'static str {
@@ -106,17 +152,20 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
         c.quantity.label(),
         CONFIDENCE * 100.0
     );
-    let (faster, slower, same, few) = c.counts();
+    let (faster, slower, same, none) = c.counts();
     let _ = writeln!(
         s,
         "**{} figures compared: {faster} faster, {slower} slower, {same} with no significant difference{}.**\n",
         c.pairs.len(),
-        if few > 0 {
-            format!(", {few} with too few trials")
+        if none > 0 {
+            format!(", {none} with no interval (the verdict says why)")
         } else {
             String::new()
         }
     );
+    if c.pairs.is_empty() {
+        let _ = writeln!(s, "**No figure is in both runs: nothing was compared.**\n");
+    }
     if chart && !c.pairs.is_empty() {
         let _ = writeln!(s, "![NEW/BASE with 95% intervals]({CHART})\n");
     }
@@ -128,13 +177,11 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
         );
         let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---|");
         for p in &c.pairs {
-            let (ratio, interval) = match p.interval {
-                Some(i) => (
-                    format!("{:.3}", i.ratio),
-                    format!("{:.3} – {:.3}", i.low, i.high),
-                ),
-                None => (format!("{:.3}", p.new.mean / p.base.mean), "–".to_string()),
-            };
+            let interval = p.interval.map_or_else(
+                || "–".to_string(),
+                |i| format!("{} – {}", number(i.low), number(i.high)),
+            );
+            let ratio = ratio_text(p);
             let _ = writeln!(
                 s,
                 "| {} | {} B | {}{} | {}{} | {ratio} | {interval} | {} / {} | {} |",
@@ -173,20 +220,39 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
 /// bar on a logarithmic axis, with a line at 1 (no change).
 pub fn chart(c: &Comparison) -> String {
     let rows = c.pairs.len().max(1) as f64;
-    let (left, right, top, row_h) = (330.0, 40.0, 50.0, 22.0);
-    let w = 980.0;
+    // A row's label is its name as plain text (no Markdown code marks),
+    // its length and its mark; the labels' column is as wide as the
+    // longest (about 7 px a character at 12 px), 330 px at least.
+    let label = |p: &Pair| {
+        format!(
+            "{} {} B{}",
+            p.name.replace('`', ""),
+            p.size,
+            mark(p.disturbed())
+        )
+    };
+    let longest = c
+        .pairs
+        .iter()
+        .map(|p| label(p).chars().count())
+        .max()
+        .unwrap_or(0);
+    let (left, right, top, row_h) = ((longest as f64 * 7.0 + 20.0).max(330.0), 40.0, 50.0, 22.0);
+    let w = left + 650.0;
     let h = top + rows * row_h + 50.0;
+    // The axis spans the intervals and the ratios (each a positive normal
+    // number), and 1; a pair without a ratio has a row but no mark.
     let (mut lo, mut hi) = (1.0f64, 1.0f64);
     for p in &c.pairs {
         let (a, b) = p
             .interval
-            .map_or((p.new.mean / p.base.mean, p.new.mean / p.base.mean), |i| {
-                (i.low, i.high)
-            });
-        if a.is_finite() && a > 0.0 {
+            .map(|i| (i.low, i.high))
+            .or(p.ratio.map(|r| (r, r)))
+            .unwrap_or((1.0, 1.0));
+        if a.is_normal() && a > 0.0 {
             lo = lo.min(a);
         }
-        if b.is_finite() && b > 0.0 {
+        if b.is_normal() && b > 0.0 {
             hi = hi.max(b);
         }
     }
@@ -207,14 +273,23 @@ pub fn chart(c: &Comparison) -> String {
         CONFIDENCE * 100.0
     );
     let bottom = top + rows * row_h;
-    // Ticks at the round ratios inside the range.
-    for t in [
-        0.25, 0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0, 4.0,
-    ] {
-        if t < lo / 1.1 || t > hi * 1.1 {
+    // Ticks at the round ratios near 1 and at the powers of ten, those
+    // inside the range, 1 always and each other at least 30 px from the
+    // ticks already drawn.
+    let mut ticks: Vec<f64> = vec![
+        1.0, 0.25, 0.5, 0.67, 0.8, 0.9, 1.1, 1.25, 1.5, 2.0, 3.0, 4.0,
+    ];
+    ticks.extend((-300..=300).map(|e| 10f64.powi(e)));
+    let mut drawn: Vec<f64> = Vec::new();
+    for t in ticks {
+        if t < lo / 1.1 || t > hi * 1.1 || (t == 1.0 && !drawn.is_empty()) {
             continue;
         }
         let x = px(t);
+        if !x.is_finite() || drawn.iter().any(|d| (d - x).abs() < 30.0) {
+            continue;
+        }
+        drawn.push(x);
         let (stroke, width) = if t == 1.0 {
             ("#444", 1.5)
         } else {
@@ -226,8 +301,9 @@ pub fn chart(c: &Comparison) -> String {
         );
         let _ = writeln!(
             svg,
-            r#"<text x="{x:.1}" y="{}" text-anchor="middle">{t}</text>"#,
-            bottom + 16.0
+            r#"<text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"#,
+            bottom + 16.0,
+            number_short(t)
         );
     }
     for (k, p) in c.pairs.iter().enumerate() {
@@ -239,36 +315,79 @@ pub fn chart(c: &Comparison) -> String {
         };
         let _ = writeln!(
             svg,
-            r#"<text x="{}" y="{:.1}" text-anchor="end">{} {} B{}</text>"#,
+            r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
             left - 10.0,
             y + 4.0,
-            html::escape(&p.name),
-            p.size,
-            mark(p.disturbed())
+            html::escape(&label(p)),
         );
-        if let Some(i) = p.interval {
+        let finite = |x: f64| Some(x).filter(|x| x.is_finite());
+        if let Some((x1, x2)) = p
+            .interval
+            .and_then(|i| Some((finite(px(i.low))?, finite(px(i.high))?)))
+        {
             let _ = writeln!(
                 svg,
-                r#"<line x1="{:.1}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{color}" stroke-width="3"/>"#,
-                px(i.low),
-                px(i.high)
+                r#"<line x1="{x1:.1}" x2="{x2:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{color}" stroke-width="3"/>"#
             );
         }
-        let _ = writeln!(
-            svg,
-            r#"<circle cx="{:.1}" cy="{y:.1}" r="4" fill="{color}"/>"#,
-            px(p.new.mean / p.base.mean)
-        );
+        match p.ratio.and_then(|r| finite(px(r))) {
+            Some(cx) => {
+                let _ = writeln!(
+                    svg,
+                    r#"<circle cx="{cx:.1}" cy="{y:.1}" r="4" fill="{color}"/>"#
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    svg,
+                    r#"<text x="{}" y="{:.1}">{}</text>"#,
+                    left + 6.0,
+                    y + 4.0,
+                    html::escape(&format!("{}: {}", ratio_text(p), p.verdict.text()))
+                );
+            }
+        }
     }
     svg.push_str("</svg>\n");
     svg
 }
 
+/// The files `write` makes, by fixed names.
+pub const FILES: [&str; 4] = ["compare.md", CHART, "compare.html", "compare.json"];
+
+/// `dir/name` for a fixed `name`, checked to be a plain name directly in
+/// `dir` whose entry, if any, is a regular file (not a link, which the
+/// write would replace but a reader might follow, nor a directory).
+fn output_path(dir: &Path, name: &str) -> Result<PathBuf, String> {
+    let mut parts = Path::new(name).components();
+    let plain =
+        matches!(parts.next(), Some(Component::Normal(n)) if n == name) && parts.next().is_none();
+    let path = dir.join(name);
+    if !plain || path.parent() != Some(dir) {
+        return Err(format!("{name}: not a plain file name"));
+    }
+    match std::fs::symlink_metadata(&path) {
+        Ok(m) if !m.file_type().is_file() => Err(format!(
+            "{}: exists and is not a regular file; refusing to replace it",
+            path.display()
+        )),
+        _ => Ok(path),
+    }
+}
+
 /// Writes `compare.md`, `compare-ratios.svg`, `compare.html` and
 /// `compare.json` into `dir` (created if needed), each file whole or not
-/// at all.
+/// at all, and nothing anywhere else: every path is `dir` (resolved) with
+/// one of the fixed names of [`FILES`], all checked before the first write.
 pub fn write(dir: &Path, c: &Comparison) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let root = dir
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    let paths = FILES
+        .iter()
+        .map(|name| output_path(&root, name))
+        .collect::<Result<Vec<_>, _>>()?;
     let md = markdown(c, true);
     let svg = chart(c);
     let page = html::render(&html::Page {
@@ -278,14 +397,8 @@ pub fn write(dir: &Path, c: &Comparison) -> Result<(), String> {
         nav: &[],
     });
     let json = serde_json::to_string_pretty(c).map_err(|e| e.to_string())? + "\n";
-    for (name, text) in [
-        ("compare.md", md.as_str()),
-        (CHART, svg.as_str()),
-        ("compare.html", page.as_str()),
-        ("compare.json", json.as_str()),
-    ] {
-        let path = dir.join(name);
-        atomic_write(&path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+    for (path, text) in paths.iter().zip([md, svg, page, json]) {
+        atomic_write(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
 }

@@ -1,17 +1,19 @@
 //! `pavelor compare` with a dataset the NICCS harness published on one side
 //! (or both): figures paired by instance and message length, a pavelor
-//! run's side being its NICCS subject (what its hash-22 page shows).
+//! run's side being its NICCS subject (what its hash-22 page shows). Two
+//! harness datasets pair by implementation (the records' variant) too; a
+//! run beside a dataset pairs its one implementation with each of the
+//! dataset's at that instance and length, one row each. Every row names
+//! the implementation of each side.
 //!
 //! Such a comparison is of two setups: the machines, the implementations
 //! and (often) the counters differ, so a ratio is a fact about the two
 //! setups, not about the hash, and the comparison says so first.
 
 use pavelor::Algorithm;
-use pavelor_measure::clock::CounterKind;
 
-use super::{Comparison, Figure, Pair, Quantity, RunSummary, Unpaired, verdict};
-use crate::harness_run::HarnessRun;
-use crate::interval::ratio_interval;
+use super::{Comparison, Figure, Pair, Quantity, RunSummary, Unpaired};
+use crate::harness_run::{HarnessRun, implementation_words};
 use crate::niccs_dataset::NiccsSubject;
 use crate::reload::Reloaded;
 use crate::rows::Ctx;
@@ -28,30 +30,71 @@ pub enum Side<'a> {
 struct SideFigure {
     alg: Algorithm,
     size: usize,
+    /// The implementation's id: `ours-<backend or library>` or
+    /// `niccs-<variant>`.
+    id: String,
+    /// The implementation in words, with who measured it.
+    implementation: String,
+    /// From a harness dataset.
+    harness: bool,
     figure: Figure,
+}
+
+impl SideFigure {
+    /// Whether `self` (BASE's) and `other` (NEW's) are one figure: the
+    /// same instance and length, and the same implementation when both
+    /// are a harness dataset's.
+    fn pairs_with(&self, other: &SideFigure) -> bool {
+        self.alg == other.alg
+            && self.size == other.size
+            && (!(self.harness && other.harness) || self.id == other.id)
+    }
+
+    /// The figure's name when only one side has it.
+    fn unpaired(&self) -> Unpaired {
+        Unpaired {
+            op: format!("{}:{}", self.alg, self.id),
+            name: format!("{} — {}", self.alg, self.implementation),
+            size: self.size,
+        }
+    }
+}
+
+/// A run's subject in a few words, as Markdown text.
+fn subject_words(s: &NiccsSubject) -> (String, String) {
+    match s {
+        NiccsSubject::Backend(b) => (
+            format!("ours-{}", b.name()),
+            format!("ours: Rust `{}` backend", b.name()),
+        ),
+        NiccsSubject::Library(n) => (
+            format!("ours-{n}"),
+            format!("ours: C library {}", crate::html::markdown_text(n)),
+        ),
+    }
 }
 
 impl Side<'_> {
     fn cycle_counted(&self) -> bool {
         match self {
-            Side::Report(r) => super::counter_of(r) == CounterKind::PerfCycles,
+            Side::Report(r) => super::cycle_counted(r),
             Side::Harness(_) => true,
         }
     }
 
-    /// The counter's unit (`cycles`, `TSC ticks`): what the two sides'
-    /// counters are compared by.
-    fn counter(&self) -> &'static str {
+    /// The counter's unit (`cycles`, `TSC ticks`), from every record: what
+    /// the two sides' counters are compared by.
+    fn counter(&self) -> String {
         match self {
-            Side::Report(r) => r.campaign.unit(),
-            Side::Harness(_) => crate::site::system::HARNESS_UNIT,
+            Side::Report(r) => super::counter_text(r),
+            Side::Harness(_) => crate::site::system::HARNESS_UNIT.to_string(),
         }
     }
 
     /// The counter as the header says it.
     fn unit(&self) -> String {
         match self {
-            Side::Report(r) => r.campaign.unit().to_string(),
+            Side::Report(r) => super::counter_text(r),
             Side::Harness(_) => format!("{} (the harness's hardware counter)", self.counter()),
         }
     }
@@ -112,13 +155,18 @@ impl Side<'_> {
                 let Ok(subject) = NiccsSubject::of(&r.config, r.campaign.best_backend) else {
                     return Vec::new();
                 };
+                let (id, words) = subject_words(&subject);
                 Algorithm::ALL
                     .into_iter()
                     .filter_map(|alg| Some((alg, subject.row(&ctx, alg)?)))
                     .flat_map(|(alg, row)| {
+                        let (id, words) = (id.clone(), words.clone());
                         row.measurements.iter().map(move |m| SideFigure {
                             alg,
                             size: m.size,
+                            id: id.clone(),
+                            implementation: words.clone(),
+                            harness: false,
                             figure: super::figure(m, q),
                         })
                     })
@@ -130,6 +178,9 @@ impl Side<'_> {
                 .map(|f| SideFigure {
                     alg: f.alg,
                     size: f.size,
+                    id: format!("niccs-{}", f.variant),
+                    implementation: format!("NICCS: {}", implementation_words(&f.variant)),
+                    harness: true,
                     figure: Figure::of_trials(
                         match q {
                             Quantity::Cycles => f.trial_cycles.clone(),
@@ -143,6 +194,40 @@ impl Side<'_> {
     }
 }
 
+/// BASE's figures `fb` set against NEW's `fnew`: every pair of figures
+/// that [`SideFigure::pairs_with`] says are one (each of a side's
+/// implementations at an instance and length a row of its own), then the
+/// figures only BASE has and those only NEW has.
+fn pair_up(fb: &[SideFigure], fnew: &[SideFigure]) -> (Vec<Pair>, Vec<Unpaired>, Vec<Unpaired>) {
+    let mut pairs = Vec::new();
+    let mut only_base = Vec::new();
+    for x in fb {
+        let mut paired = false;
+        for y in fnew.iter().filter(|y| x.pairs_with(y)) {
+            paired = true;
+            pairs.push(Pair::of(
+                format!("{}:{}:{}", x.alg, x.id, y.id),
+                format!(
+                    "{} — BASE {} / NEW {}",
+                    x.alg, x.implementation, y.implementation
+                ),
+                x.size,
+                x.figure.clone(),
+                y.figure.clone(),
+            ));
+        }
+        if !paired {
+            only_base.push(x.unpaired());
+        }
+    }
+    let only_new = fnew
+        .iter()
+        .filter(|y| !fb.iter().any(|x| x.pairs_with(y)))
+        .map(SideFigure::unpaired)
+        .collect();
+    (pairs, only_base, only_new)
+}
+
 /// Compares two sides, at least one of them a harness dataset.
 pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Comparison {
     let quantity = if b.cycle_counted() && n.cycle_counted() {
@@ -151,41 +236,7 @@ pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Com
         Quantity::Time
     };
     let (fb, fnew) = (b.figures(quantity), n.figures(quantity));
-    let key = |f: &SideFigure| (f.alg, f.size);
-    let name = |alg: Algorithm| format!("{alg}");
-    let mut pairs = Vec::new();
-    let mut only_base = Vec::new();
-    for x in &fb {
-        match fnew.iter().find(|y| key(y) == key(x)) {
-            Some(y) => {
-                let (base, new) = (x.figure.clone(), y.figure.clone());
-                let i = ratio_interval(&base.trials, &new.trials);
-                pairs.push(Pair {
-                    op: name(x.alg),
-                    name: name(x.alg),
-                    size: x.size,
-                    verdict: verdict(&i),
-                    interval: i.ok(),
-                    base,
-                    new,
-                });
-            }
-            None => only_base.push(Unpaired {
-                op: name(x.alg),
-                name: name(x.alg),
-                size: x.size,
-            }),
-        }
-    }
-    let only_new = fnew
-        .iter()
-        .filter(|y| !fb.iter().any(|x| key(x) == key(y)))
-        .map(|y| Unpaired {
-            op: name(y.alg),
-            name: name(y.alg),
-            size: y.size,
-        })
-        .collect();
+    let (pairs, only_base, only_new) = pair_up(&fb, &fnew);
     let mut differences = Vec::new();
     let mut differing = Vec::new();
     let mut differ = |what: &'static str, bx: String, nx: String| {
@@ -241,5 +292,94 @@ fn join_words(words: &[&str]) -> String {
         [] => String::new(),
         [one] => (*one).to_string(),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
+
+    use super::*;
+
+    fn ours(alg: Algorithm, size: usize) -> SideFigure {
+        SideFigure {
+            alg,
+            size,
+            id: "ours-avx2-vaes".into(),
+            implementation: "ours: Rust `avx2-vaes` backend".into(),
+            harness: false,
+            figure: Figure::of_trials(vec![1.0, 1.1, 0.9], false),
+        }
+    }
+
+    fn niccs(alg: Algorithm, size: usize, variant: &str, cycles: f64) -> SideFigure {
+        SideFigure {
+            alg,
+            size,
+            id: format!("niccs-{variant}"),
+            implementation: format!("NICCS: {}", implementation_words(variant)),
+            harness: true,
+            figure: Figure::of_trials(vec![cycles, cycles * 1.01, cycles * 0.99], false),
+        }
+    }
+
+    const P512: Algorithm = Algorithm::Pavelor512;
+
+    #[test]
+    fn two_datasets_pair_variant_with_variant() {
+        // The optimized record first, as its file name sorts first.
+        let base = [niccs(P512, 4096, "reference", 100.0)];
+        let new = [
+            niccs(P512, 4096, "optimized", 33.0),
+            niccs(P512, 4096, "reference", 100.0),
+        ];
+        let (pairs, only_base, only_new) = pair_up(&base, &new);
+        assert_eq!(pairs.len(), 1);
+        assert_eq!(
+            pairs[0].name,
+            "Pavelor-512 — BASE NICCS: the reference C / NEW NICCS: the reference C"
+        );
+        assert_eq!(pairs[0].ratio, Some(1.0));
+        assert!(only_base.is_empty());
+        assert_eq!(only_new.len(), 1);
+        assert_eq!(only_new[0].name, "Pavelor-512 — NICCS: the optimized C");
+    }
+
+    #[test]
+    fn a_run_beside_a_dataset_gets_a_row_per_variant() {
+        let run = [ours(P512, 4096), ours(P512, 32)];
+        let dataset = [
+            niccs(P512, 4096, "optimized", 33.0),
+            niccs(P512, 4096, "reference", 100.0),
+            niccs(Algorithm::Pavelor768, 4096, "reference", 100.0),
+        ];
+        for (b, n, run_is_base) in [
+            (&run[..], &dataset[..], true),
+            (&dataset[..], &run[..], false),
+        ] {
+            let (pairs, only_base, only_new) = pair_up(b, n);
+            let names: Vec<&str> = pairs.iter().map(|p| p.name.as_str()).collect();
+            let want: [&str; 2] = if run_is_base {
+                [
+                    "Pavelor-512 — BASE ours: Rust `avx2-vaes` backend / NEW NICCS: the optimized C",
+                    "Pavelor-512 — BASE ours: Rust `avx2-vaes` backend / NEW NICCS: the reference C",
+                ]
+            } else {
+                [
+                    "Pavelor-512 — BASE NICCS: the optimized C / NEW ours: Rust `avx2-vaes` backend",
+                    "Pavelor-512 — BASE NICCS: the reference C / NEW ours: Rust `avx2-vaes` backend",
+                ]
+            };
+            assert_eq!(names, want);
+            let (run_only, dataset_only) = if run_is_base {
+                (&only_base, &only_new)
+            } else {
+                (&only_new, &only_base)
+            };
+            assert_eq!(run_only.len(), 1);
+            assert_eq!(run_only[0].size, 32);
+            assert_eq!(dataset_only.len(), 1);
+            assert_eq!(dataset_only[0].name, "Pavelor-768 — NICCS: the reference C");
+        }
     }
 }
