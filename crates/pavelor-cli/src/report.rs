@@ -177,17 +177,11 @@ fn render(dir: &std::path::Path, limits: &pavelor_niccs::Limits) -> ExitCode {
 }
 
 fn parse_system_id(s: &str) -> Result<String, String> {
-    let ok = !s.is_empty()
-        && s.len() <= 64
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
-        && !s.starts_with('.');
-    if ok {
+    use pavelor_niccs::evidence::{SYSTEM_ID_RULE, is_system_id};
+    if is_system_id(s) {
         Ok(s.to_string())
     } else {
-        Err(format!(
-            "'{s}' is not a system id (1 to 64 letters, digits, '_', '-' or '.', not starting with '.')"
-        ))
+        Err(format!("'{s}' is not a system id ({SYSTEM_ID_RULE})"))
     }
 }
 

@@ -25,10 +25,9 @@ use crate::evidence::{Evidence, Limits};
 use crate::json;
 use crate::schema::{Build, Campaign, Record};
 
-/// Largest file read by default (4 MiB, [`Limits::file_bytes`]): a
-/// harness record is about 9 KB, a KAT log about 1 KB; anything far larger
-/// is not one.
-pub const MAX_FILE_BYTES: u64 = 4 << 20;
+/// Largest file read by default ([`Limits::file_bytes`]'s default), and
+/// the largest page [`crate::check_page`] reads.
+pub const MAX_FILE_BYTES: u64 = crate::evidence::DEFAULT_FILE_BYTES;
 
 /// One system's dataset, in memory.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -49,13 +49,17 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
-            file_bytes: crate::dataset::MAX_FILE_BYTES,
+            file_bytes: DEFAULT_FILE_BYTES,
             total_bytes: 16 << 20,
             files: 4096,
             trials: 20_000,
         }
     }
 }
+
+/// The default largest file, bytes (4 MiB): a harness record is about
+/// 9 KB, a KAT log about 1 KB, a report's page a few hundred KB.
+pub const DEFAULT_FILE_BYTES: u64 = 4 << 20;
 
 /// The deepest directory nesting read below the root.
 const MAX_DEPTH: usize = 16;
