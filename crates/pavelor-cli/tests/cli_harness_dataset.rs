@@ -201,7 +201,7 @@ fn compare_pairs_a_harness_dataset_with_a_run_by_instance_and_length() {
             .find(|l| {
                 l.starts_with("| Pavelor-512 — BASE ")
                     && l.contains("NICCS: the reference C")
-                    && l.contains("ours: Rust `")
+                    && l.contains("ours: Rust ")
                     && l.contains("| 65536 B |")
             })
             .unwrap_or_else(|| panic!("no Pavelor-512 64 KiB pair: {stdout}"));

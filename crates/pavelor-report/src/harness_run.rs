@@ -59,13 +59,19 @@ impl HarnessFigure {
     }
 }
 
-/// The harness's variant name in words, as Markdown text.
-pub fn implementation_words(variant: &str) -> String {
+/// The harness's variant name in words, as plain text: "the reference C"
+/// for `reference`, else "the <variant> C".
+pub fn implementation_plain(variant: &str) -> String {
     match variant {
         "reference" => "the reference C".to_string(),
         "optimized" => "the optimized C".to_string(),
-        other => format!("the {} C", crate::html::markdown_text(other)),
+        other => format!("the {other} C"),
     }
+}
+
+/// [`implementation_plain`] as Markdown text.
+pub fn implementation_words(variant: &str) -> String {
+    crate::html::markdown_text(&implementation_plain(variant))
 }
 
 /// Why a directory is not a harness run pavelor can show.

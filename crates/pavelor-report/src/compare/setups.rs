@@ -13,7 +13,7 @@
 use pavelor::Algorithm;
 
 use super::{Comparison, Figure, Pair, Quantity, RunSummary, Unpaired};
-use crate::harness_run::{HarnessRun, implementation_words};
+use crate::harness_run::{HarnessRun, implementation_plain};
 use crate::niccs_dataset::NiccsSubject;
 use crate::reload::Reloaded;
 use crate::rows::Ctx;
@@ -33,7 +33,7 @@ struct SideFigure {
     /// The implementation's id: `ours-<backend or library>` or
     /// `niccs-<variant>`.
     id: String,
-    /// The implementation in words, with who measured it.
+    /// The implementation in words, with who measured it, as plain text.
     implementation: String,
     /// From a harness dataset.
     harness: bool,
@@ -60,17 +60,15 @@ impl SideFigure {
     }
 }
 
-/// A run's subject in a few words, as Markdown text.
+/// A run's subject in a few words, as plain text (the row's name; the
+/// page writers escape it).
 fn subject_words(s: &NiccsSubject) -> (String, String) {
     match s {
         NiccsSubject::Backend(b) => (
             format!("ours-{}", b.name()),
-            format!("ours: Rust `{}` backend", b.name()),
+            format!("ours: Rust {} backend", b.name()),
         ),
-        NiccsSubject::Library(n) => (
-            format!("ours-{n}"),
-            format!("ours: C library {}", crate::html::markdown_text(n)),
-        ),
+        NiccsSubject::Library(n) => (format!("ours-{n}"), format!("ours: C library {n}")),
     }
 }
 
@@ -179,7 +177,7 @@ impl Side<'_> {
                     alg: f.alg,
                     size: f.size,
                     id: format!("niccs-{}", f.variant),
-                    implementation: format!("NICCS: {}", implementation_words(&f.variant)),
+                    implementation: format!("NICCS: {}", implementation_plain(&f.variant)),
                     harness: true,
                     figure: Figure::of_trials(
                         match q {
@@ -306,7 +304,7 @@ mod tests {
             alg,
             size,
             id: "ours-avx2-vaes".into(),
-            implementation: "ours: Rust `avx2-vaes` backend".into(),
+            implementation: "ours: Rust avx2-vaes backend".into(),
             harness: false,
             figure: Figure::of_trials(vec![1.0, 1.1, 0.9], false),
         }
@@ -317,7 +315,7 @@ mod tests {
             alg,
             size,
             id: format!("niccs-{variant}"),
-            implementation: format!("NICCS: {}", implementation_words(variant)),
+            implementation: format!("NICCS: {}", implementation_plain(variant)),
             harness: true,
             figure: Figure::of_trials(vec![cycles, cycles * 1.01, cycles * 0.99], false),
         }
@@ -361,13 +359,13 @@ mod tests {
             let names: Vec<&str> = pairs.iter().map(|p| p.name.as_str()).collect();
             let want: [&str; 2] = if run_is_base {
                 [
-                    "Pavelor-512 — BASE ours: Rust `avx2-vaes` backend / NEW NICCS: the optimized C",
-                    "Pavelor-512 — BASE ours: Rust `avx2-vaes` backend / NEW NICCS: the reference C",
+                    "Pavelor-512 — BASE ours: Rust avx2-vaes backend / NEW NICCS: the optimized C",
+                    "Pavelor-512 — BASE ours: Rust avx2-vaes backend / NEW NICCS: the reference C",
                 ]
             } else {
                 [
-                    "Pavelor-512 — BASE NICCS: the optimized C / NEW ours: Rust `avx2-vaes` backend",
-                    "Pavelor-512 — BASE NICCS: the reference C / NEW ours: Rust `avx2-vaes` backend",
+                    "Pavelor-512 — BASE NICCS: the optimized C / NEW ours: Rust avx2-vaes backend",
+                    "Pavelor-512 — BASE NICCS: the reference C / NEW ours: Rust avx2-vaes backend",
                 ]
             };
             assert_eq!(names, want);
