@@ -36,26 +36,7 @@ fn pavelor() -> Command {
 /// A quick report of our Rust backends (3 trials a figure, no reruns) at
 /// the lengths `sizes`, into `out`.
 fn report(out: &Path, sizes: &str) {
-    let o = pavelor()
-        .args([
-            "report",
-            "--quick",
-            "--trials",
-            "3",
-            "--sizes",
-            sizes,
-            "--skip-2-33",
-            "--no-compare",
-            "--out",
-        ])
-        .arg(out)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "report: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    common::quick_report(out, "3", sizes, &[]);
 }
 
 /// The report at 4096 B every test starts from (made once).
@@ -460,22 +441,7 @@ fn the_gate_fails_when_nothing_is_in_common_and_names_what_it_leaves_out() {
 fn a_ratio_without_an_interval_counts_for_the_gate() {
     let dir = tempfile::tempdir().unwrap();
     let one = dir.path().join("one");
-    let o = pavelor()
-        .args([
-            "report",
-            "--quick",
-            "--trials",
-            "1",
-            "--sizes",
-            "4096",
-            "--skip-2-33",
-            "--no-compare",
-            "--out",
-        ])
-        .arg(&one)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", text(&o.stderr));
+    common::quick_report(&one, "1", "4096", &[]);
     let (record, name) = record_of(&one, 0);
     let accepted = edit_record(&one, &record, |r| {
         let t = &mut r.measurement.trials[0];

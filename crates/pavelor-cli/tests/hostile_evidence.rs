@@ -40,26 +40,12 @@ fn base() -> &'static Path {
         .get_or_init(|| {
             let dir = tempfile::tempdir().unwrap();
             let out = dir.path().join("base");
-            let o = pavelor()
-                .args([
-                    "report",
-                    "--quick",
-                    "--trials",
-                    "2",
-                    "--sizes",
-                    "32,1024",
-                    "--skip-2-33",
-                    "--no-compare",
-                    "--no-baselines",
-                    "--system-id",
-                    SYSTEM,
-                    "--out",
-                ])
-                .arg(&out)
-                .timeout(Duration::from_secs(600))
-                .output()
-                .unwrap();
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            common::quick_report(
+                &out,
+                "2",
+                "32,1024",
+                &["--no-baselines", "--system-id", SYSTEM],
+            );
             (dir, out)
         })
         .1

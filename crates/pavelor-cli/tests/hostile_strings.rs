@@ -610,28 +610,11 @@ fn every_field(s: &Subject) {
 fn a_report_directory_s_strings_stay_text() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("x86_t");
-    let o = pavelor()
-        .args([
-            "report",
-            "--quick",
-            "--trials",
-            "1",
-            "--sizes",
-            "4096",
-            "--skip-2-33",
-            "--no-compare",
-            "--no-baselines",
-            "--system-id",
-            "x86_t",
-            "--out",
-        ])
-        .arg(&run)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "report: {}",
-        String::from_utf8_lossy(&o.stderr)
+    common::quick_report(
+        &run,
+        "1",
+        "4096",
+        &["--no-baselines", "--system-id", "x86_t"],
     );
     every_field(&Subject {
         clean: run,

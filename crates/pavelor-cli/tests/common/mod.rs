@@ -249,3 +249,32 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A quick `pavelor report` of the Rust backends into `out` (`--quick`, no
+/// `KAT_2_33`, no comparison hashes), with `trials` trials a figure at the
+/// lengths `sizes` and any `extra` options; panics with its standard
+/// error if it fails.
+pub fn quick_report(out: &Path, trials: &str, sizes: &str, extra: &[&str]) {
+    let o = Command::new(assert_cmd::cargo::cargo_bin("pavelor"))
+        .stdin(Stdio::null())
+        .args([
+            "report",
+            "--quick",
+            "--trials",
+            trials,
+            "--sizes",
+            sizes,
+            "--skip-2-33",
+            "--no-compare",
+        ])
+        .args(extra)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "report: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
