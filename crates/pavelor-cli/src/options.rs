@@ -79,6 +79,7 @@ pub fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
 // The limits on a directory of evidence that another machine or person
 // made (report --check/--render, compare, site). (A plain comment, as for
 // `HashOpts`.)
+#[cfg(feature = "measure")]
 #[derive(Args, Clone, Debug)]
 pub struct EvidenceLimits {
     /// Refuse a directory holding a file larger than MIB mebibytes.
@@ -95,10 +96,12 @@ pub struct EvidenceLimits {
     pub max_trials: u64,
 }
 
+#[cfg(feature = "measure")]
 const fn mib(bytes: u64) -> u64 {
     bytes >> 20
 }
 
+#[cfg(feature = "measure")]
 impl EvidenceLimits {
     /// The limits the reader applies.
     pub fn limits(&self) -> pavelor_niccs::Limits {
