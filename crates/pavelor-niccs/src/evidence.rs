@@ -77,7 +77,7 @@ pub enum Refusal {
     LinkDangling,
     /// A file name that is not UTF-8.
     NameNotUtf8,
-    /// Deeper than [`MAX_DEPTH`].
+    /// Nested deeper than 16 directories below the root.
     TooDeep,
     /// A file over [`Limits::file_bytes`].
     FileTooLarge,

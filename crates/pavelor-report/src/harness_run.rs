@@ -60,7 +60,7 @@ impl HarnessFigure {
 }
 
 /// The harness's variant name in words, as plain text: "the reference C"
-/// for `reference`, else "the <variant> C".
+/// for `reference`, else "the `variant` C".
 pub fn implementation_plain(variant: &str) -> String {
     match variant {
         "reference" => "the reference C".to_string(),

@@ -16,7 +16,7 @@
 //! degrees of freedom: it stays positive and is symmetric in the ratio's
 //! log, so NEW/BASE and BASE/NEW give reciprocal intervals.
 //!
-//! Every value is first divided by its side's largest ([`Scaled`]), so the
+//! Every value is first divided by its side's largest (`Scaled`), so the
 //! sums, means and variances are of numbers in (0, 1] and cannot overflow
 //! whatever the trials hold; only the ratio and its ends are multiplied
 //! back, and a result that is not a positive normal number is no interval

@@ -252,7 +252,7 @@ pub fn run_record(config: &Config, c: &RunResults) -> RunRecord {
     }
 }
 
-/// The record of the figure `m` of the run `c`: what [`write`] writes, and
+/// The record of the figure `m` of the run `c`: what [`write()`] writes, and
 /// what [`crate::reload`] requires a stored record to be.
 pub fn figure_record(
     config: &Config,

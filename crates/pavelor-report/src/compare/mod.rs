@@ -3,7 +3,7 @@
 //! instance and length (or, with a dataset the NICCS harness published on
 //! either side, as [`setups`] says), and for each pair the ratio NEW/BASE
 //! of the mean time (or cycles) per call with its 95% interval
-//! ([`interval`](crate::interval)) and a verdict. A pair without an
+//! ([`interval`](mod@crate::interval)) and a verdict. A pair without an
 //! interval says why ([`Verdict::NoInterval`]); no ratio, mean or interval
 //! is ever a NaN or an infinity. What differs between the two runs
 //! (machine, counter, method, build, libraries) is named, never mixed
