@@ -624,23 +624,9 @@ fn a_report_directory_s_strings_stay_text() {
     });
 }
 
-/// The harness's arm_1 dataset: under `PAVELOR_NICCS_DIR`, else under
-/// `../shared/niccs` beside the workspace (docs/contributing.md says where
-/// it comes from).
-fn arm_1() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    std::env::var_os("PAVELOR_NICCS_DIR")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([root.join("../shared/niccs")])
-        .map(|d| d.join("arm_1"))
-        .find(|d| d.join("campaign.json").is_file())
-}
-
 #[test]
 fn a_harness_dataset_s_strings_stay_text() {
-    let Some(arm_1) = arm_1() else {
-        eprintln!("SKIPPED: no NICCS harness data (PAVELOR_NICCS_DIR or ../shared/niccs)");
+    let Some(arm_1) = common::harness_arm_1("a_harness_dataset_s_strings_stay_text") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
