@@ -25,8 +25,10 @@ fi
 version=$(cargo pkgid -p pavelor | sed 's/.*[#@]//')
 expect=(
     "crates/pavelor-$version.crate" "crates/pavelor-kat-$version.crate"
-    "crates/pavelor-niccs-$version.crate" "crates/pavelor-measure-$version.crate"
-    "crates/pavelor-report-$version.crate" "crates/pavelor-cli-$version.crate"
+    "crates/pavelor-niccs-$version.crate" "crates/pavelor-iccs-helpers-$version.crate" "crates/pavelor-pages-$version.crate"
+    "crates/pavelor-measure-$version.crate"
+    "crates/pavelor-report-$version.crate" "crates/pavelor-bench-$version.crate"
+    "crates/pavelor-cli-$version.crate"
     "crates/pavelor-ffi-$version.crate" "crates/pavelor-capi-$version.crate"
     "libpavelor-$version-x86_64-linux-gnu.tar.gz"
     "pavelor_$version-1_amd64.deb"

@@ -153,17 +153,63 @@ pub fn build(out_dir: &Path, locked: bool) -> Result<PathBuf, String> {
             .map_err(|e| format!("cannot remove {}: {e}", stage.display()))?;
     }
 
-    // The command, its manual and its completions.
+    let bin = stage_command(&root, &stage, locked)?;
+
+    // The C library, installed as on the target system.
+    let libdir = PathBuf::from("lib").join(&multiarch);
+    crate::capi::install(Path::new("/usr"), &libdir, Some(&stage), locked)?;
+
+    // The OpenSSL provider, in this machine's modules directory.
+    let module =
+        crate::openssl::built_module(&root, &crate::openssl::default_target_dir(&root), locked)?;
+    let provider = stage
+        .join(modules.strip_prefix("/").unwrap_or(&modules))
+        .join("pavelor.so");
+    copy(&module, &provider)?;
+
+    write_new(
+        &stage.join("usr/share/doc/pavelor/copyright"),
+        COPYRIGHT.as_bytes(),
+    )?;
+
+    let library = stage.join(format!("usr/{}/libpavelor.so.{version}", libdir.display()));
+    let archive = stage.join(format!("usr/{}/libpavelor.a", libdir.display()));
+    for binary in [&bin, &library, &provider, &archive] {
+        run(Command::new("strip").arg("--strip-debug").arg(binary))?;
+    }
+
+    let depends = shlib_depends(&work, &stage, &libdir, [&bin, &library, &provider])?;
+
+    write_control(&stage, version, &arch, &depends)?;
+
+    // Built beside the stage, then written under its final name at once.
+    let name = format!("pavelor_{version}-1_{arch}.deb");
+    let built = work.join(&name);
+    run(Command::new("dpkg-deb")
+        .args(["--root-owner-group", "-Zxz", "--build"])
+        .arg(&stage)
+        .arg(&built))?;
+    let deb = out_dir.join(&name);
+    let bytes = fs::read(&built).map_err(|e| format!("cannot read {}: {e}", built.display()))?;
+    write_atomically(&deb, &bytes)?;
+    eprintln!("xtask: wrote {} (Depends: {depends})", deb.display());
+    Ok(deb)
+}
+
+/// Builds the command and stages it under `stage`: `usr/bin/pavelor`, its
+/// gzipped man pages and its bash, zsh and fish completions. Returns the
+/// staged binary.
+fn stage_command(root: &Path, stage: &Path, locked: bool) -> Result<PathBuf, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = Command::new(&cargo);
     build
-        .current_dir(&root)
+        .current_dir(root)
         .args(["build", "--release", "-p", "pavelor-cli"]);
     if locked {
         build.arg("--locked");
     }
     run(&mut build)?;
-    let target = crate::target_dir(&root);
+    let target = crate::target_dir(root);
     let exe = target.join("release/pavelor");
     let bin = stage.join("usr/bin/pavelor");
     copy(&exe, &bin)?;
@@ -192,32 +238,18 @@ pub fn build(out_dir: &Path, locked: bool) -> Result<PathBuf, String> {
         }
         write_new(&stage.join(path), &out.stdout)?;
     }
+    Ok(bin)
+}
 
-    // The C library, installed as on the target system.
-    let libdir = PathBuf::from("lib").join(&multiarch);
-    crate::capi::install(Path::new("/usr"), &libdir, Some(&stage), locked)?;
-
-    // The OpenSSL provider, in this machine's modules directory.
-    let module =
-        crate::openssl::built_module(&root, &crate::openssl::default_target_dir(&root), locked)?;
-    let provider = stage
-        .join(modules.strip_prefix("/").unwrap_or(&modules))
-        .join("pavelor.so");
-    copy(&module, &provider)?;
-
-    write_new(
-        &stage.join("usr/share/doc/pavelor/copyright"),
-        COPYRIGHT.as_bytes(),
-    )?;
-
-    let library = stage.join(format!("usr/{}/libpavelor.so.{version}", libdir.display()));
-    let archive = stage.join(format!("usr/{}/libpavelor.a", libdir.display()));
-    for binary in [&bin, &library, &provider, &archive] {
-        run(Command::new("strip").arg("--strip-debug").arg(binary))?;
-    }
-
-    // Depends, from the libraries the binaries link (dpkg-shlibdeps wants a
-    // debian/control to read).
+/// `Depends`, from the libraries the staged `binaries` link, as
+/// `dpkg-shlibdeps` finds them (it wants a debian/control to read, written
+/// under `work`).
+fn shlib_depends(
+    work: &Path,
+    stage: &Path,
+    libdir: &Path,
+    binaries: [&PathBuf; 3],
+) -> Result<String, String> {
     let shlib = work.join("shlibdeps");
     write_new(
         &shlib.join("debian/control"),
@@ -226,8 +258,8 @@ pub fn build(out_dir: &Path, locked: bool) -> Result<PathBuf, String> {
     let mut shlibdeps = Command::new("dpkg-shlibdeps");
     shlibdeps.current_dir(&shlib).arg("-O");
     // The package's own libpavelor is not a dependency of its program.
-    shlibdeps.arg(format!("-l{}", stage.join(&libdir).display()));
-    for binary in [&bin, &library, &provider] {
+    shlibdeps.arg(format!("-l{}", stage.join(libdir).display()));
+    for binary in binaries {
         shlibdeps.arg(binary);
     }
     let out = shlibdeps
@@ -245,7 +277,11 @@ pub fn build(out_dir: &Path, locked: bool) -> Result<PathBuf, String> {
         .unwrap_or("")
         .trim()
         .to_string();
+    Ok(depends)
+}
 
+/// Writes `DEBIAN/control` into `stage`, with the staged size.
+fn write_control(stage: &Path, version: &str, arch: &str, depends: &str) -> Result<(), String> {
     let installed_kib = output_line("du", &["-sk", &stage.to_string_lossy()])?
         .split_whitespace()
         .next()
@@ -267,18 +303,5 @@ pub fn build(out_dir: &Path, locked: bool) -> Result<PathBuf, String> {
          header, pkg-config and CMake files, and the OpenSSL 3 provider pavelor\n \
          (digests PAVELOR-512, PAVELOR-768 and PAVELOR-1024).\n"
     );
-    write_new(&stage.join("DEBIAN/control"), control.as_bytes())?;
-
-    // Built beside the stage, then written under its final name at once.
-    let name = format!("pavelor_{version}-1_{arch}.deb");
-    let built = work.join(&name);
-    run(Command::new("dpkg-deb")
-        .args(["--root-owner-group", "-Zxz", "--build"])
-        .arg(&stage)
-        .arg(&built))?;
-    let deb = out_dir.join(&name);
-    let bytes = fs::read(&built).map_err(|e| format!("cannot read {}: {e}", built.display()))?;
-    write_atomically(&deb, &bytes)?;
-    eprintln!("xtask: wrote {} (Depends: {depends})", deb.display());
-    Ok(deb)
+    write_new(&stage.join("DEBIAN/control"), control.as_bytes())
 }

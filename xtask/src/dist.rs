@@ -20,12 +20,15 @@ use clap::Args;
 use crate::{run, workspace_root};
 
 /// The crates published to crates.io, in dependency order.
-pub const PUBLISHED: [&str; 8] = [
+pub const PUBLISHED: [&str; 11] = [
     "pavelor",
     "pavelor-kat",
     "pavelor-niccs",
+    "pavelor-iccs-helpers",
+    "pavelor-pages",
     "pavelor-measure",
     "pavelor-report",
+    "pavelor-bench",
     "pavelor-cli",
     "pavelor-ffi",
     "pavelor-capi",

@@ -46,9 +46,13 @@ use serde_json::Value;
 /// lower layer only (see [`WITHIN_LAYER`] for the one exception).
 const LAYERS: &[(&str, &[&str])] = &[
     ("core", &["pavelor"]),
-    ("format", &["pavelor-kat", "pavelor-niccs"]),
+    (
+        "format",
+        &["pavelor-kat", "pavelor-niccs", "pavelor-iccs-helpers"],
+    ),
+    ("pages", &["pavelor-pages"]),
     ("measurement", &["pavelor-measure"]),
-    ("reading", &["pavelor-report"]),
+    ("reading", &["pavelor-report", "pavelor-bench"]),
     (
         FRONT_END,
         &[
@@ -105,11 +109,11 @@ const STANDALONE: &[&str] = &["python", "fuzz"];
 
 /// Every crate of the repository: the twelve workspace members, `python/`
 /// and `fuzz/`.
-const CRATE_COUNT: usize = 14;
+const CRATE_COUNT: usize = 17;
 
 /// The crates with a `src/` (all but `fuzz/`, whose targets are single
 /// files under `fuzz_targets/`).
-const CRATES_WITH_SRC: usize = 13;
+const CRATES_WITH_SRC: usize = 16;
 
 // ---------------------------------------------------------------------------
 // The crates

@@ -4,9 +4,10 @@
 use std::process::ExitCode;
 
 use clap::Args;
+use pavelor_bench::{self as in_process, BenchOp};
 use pavelor_report::SIZES;
-use pavelor_report::bench::{self as in_process, BenchOp};
 
+use crate::arg_error::{ArgError, parse_seconds_in};
 use crate::terminal::{errln, outln};
 
 #[derive(Args)]
@@ -31,13 +32,8 @@ pub struct BenchArgs {
     seconds: f64,
 }
 
-fn parse_seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if (0.001..=60.0).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "'{s}' is not a number of seconds between 0.001 and 60"
-        )),
-    }
+fn parse_seconds(s: &str) -> Result<f64, ArgError> {
+    parse_seconds_in(s, 0.001, 60.0)
 }
 
 pub fn run(args: &BenchArgs) -> ExitCode {

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use crate::arg_error::ArgError;
 use crate::terminal::{errln, out_text};
 
 /// `pavelor compare BASE NEW [--out DIR] [--fail-above PCT]`.
@@ -27,10 +28,12 @@ pub struct CompareArgs {
     limits: crate::options::EvidenceLimits,
 }
 
-fn parse_pct(s: &str) -> Result<f64, String> {
+fn parse_pct(s: &str) -> Result<f64, ArgError> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!("{s:?} is not a percentage (a number, 0 or more)")),
+        _ => Err(ArgError::Percentage {
+            text: s.to_string(),
+        }),
     }
 }
 
@@ -41,15 +44,61 @@ const REFUSED: u8 = 2;
 /// Exit status when the gate fails.
 const GATE: u8 = 1;
 
+/// Why a path could not be made absolute with its links resolved.
+#[derive(Debug, thiserror::Error)]
+enum Unresolvable {
+    /// The current directory is unknown.
+    #[error("the current directory: {0}")]
+    CurrentDir(#[source] std::io::Error),
+    /// `..` follows a directory that does not exist.
+    #[error("{}: name it without `..` after a directory that does not exist", .path.display())]
+    DotDotAfterMissing {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// Not even the path's first part exists.
+    #[error("{}: no part of it exists", .path.display())]
+    NothingExists {
+        /// The path as given.
+        path: PathBuf,
+    },
+}
+
+/// Why an `--out` directory is refused.
+#[derive(Debug, thiserror::Error)]
+enum OutRefused {
+    /// `--out` names a file that is not a directory.
+    #[error("--out {}: exists and is not a directory", .out.display())]
+    NotDirectory {
+        /// The `--out` path.
+        out: PathBuf,
+    },
+    /// `--out` could not be resolved.
+    #[error("--out {0}")]
+    Unresolved(#[source] Unresolvable),
+    /// `--out` is an input, inside one, or holds one.
+    #[error(
+        "--out {}: the output may not be an input ({}), inside one, nor contain one",
+        .out.display(),
+        .input.display()
+    )]
+    Overlaps {
+        /// The `--out` path.
+        out: PathBuf,
+        /// The input it overlaps.
+        input: PathBuf,
+    },
+}
+
 /// `path` absolute with every link resolved. A path that does not exist
 /// yet is its nearest existing ancestor, resolved, with the rest of its
 /// names after it; those must be plain names (no `..`).
-fn resolved(path: &Path) -> Result<PathBuf, String> {
+fn resolved(path: &Path) -> Result<PathBuf, Unresolvable> {
     let abs = if path.is_absolute() {
         path.to_path_buf()
     } else {
         std::env::current_dir()
-            .map_err(|e| format!("the current directory: {e}"))?
+            .map_err(Unresolvable::CurrentDir)?
             .join(path)
     };
     let mut rest = Vec::new();
@@ -62,39 +111,36 @@ fn resolved(path: &Path) -> Result<PathBuf, String> {
         match cur.components().next_back() {
             Some(Component::Normal(name)) => rest.push(name.to_os_string()),
             _ => {
-                return Err(format!(
-                    "{}: name it without `..` after a directory that does not exist",
-                    path.display()
-                ));
+                return Err(Unresolvable::DotDotAfterMissing {
+                    path: path.to_path_buf(),
+                });
             }
         }
-        cur = cur
-            .parent()
-            .ok_or_else(|| format!("{}: no part of it exists", path.display()))?;
+        cur = cur.parent().ok_or_else(|| Unresolvable::NothingExists {
+            path: path.to_path_buf(),
+        })?;
     }
 }
 
 /// Refuses an `--out` that is an input, inside one, or holds one: the
 /// comparison's files would change the evidence it read.
-fn check_out(out: &Path, inputs: [&Path; 2]) -> Result<(), String> {
+fn check_out(out: &Path, inputs: [&Path; 2]) -> Result<(), OutRefused> {
     if out.exists() && !out.is_dir() {
-        return Err(format!(
-            "--out {}: exists and is not a directory",
-            out.display()
-        ));
+        return Err(OutRefused::NotDirectory {
+            out: out.to_path_buf(),
+        });
     }
-    let target = resolved(out).map_err(|e| format!("--out {e}"))?;
+    let target = resolved(out).map_err(OutRefused::Unresolved)?;
     for input in inputs {
         // An input that does not exist is refused when it is read.
         let Ok(input_dir) = input.canonicalize() else {
             continue;
         };
         if target.starts_with(&input_dir) || input_dir.starts_with(&target) {
-            return Err(format!(
-                "--out {}: the output may not be an input ({}), inside one, nor contain one",
-                out.display(),
-                input.display()
-            ));
+            return Err(OutRefused::Overlaps {
+                out: out.to_path_buf(),
+                input: input.to_path_buf(),
+            });
         }
     }
     Ok(())

@@ -104,7 +104,7 @@ fn gen_files(args: &GenArgs, backend: Available) -> io::Result<ExitCode> {
             let path = args.out.join(&name);
             let written = match text {
                 Ok(text) => atomic_write(&path, text.as_bytes()).map_err(|e| e.to_string()),
-                Err(e) => Err(e),
+                Err(e) => Err(e.to_string()),
             };
             match written {
                 Ok(()) => say(format_args!("{name}: written to {}", path.display())),

@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+mod arg_error;
 #[cfg(feature = "measure")]
 mod bench;
 #[cfg(feature = "measure")]

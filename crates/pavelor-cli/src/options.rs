@@ -6,6 +6,8 @@
 use clap::Args;
 use pavelor::{Algorithm, Available, Backend};
 
+use crate::arg_error::ArgError;
+
 // Options every hashing command shares. (A plain comment: with `defer`, a
 // flattened struct's doc comment would become the subcommand's about.)
 #[derive(Args, Clone, Debug)]
@@ -71,9 +73,10 @@ fn backend_parser() -> impl clap::builder::TypedValueParser<Value = Backend> {
 }
 
 /// `-a A`: `512`, `768`, `1024` or an instance name.
-pub fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
-    s.parse()
-        .map_err(|_| format!("'{s}' is not 512, 768 or 1024"))
+pub fn parse_algorithm(s: &str) -> Result<Algorithm, ArgError> {
+    s.parse().map_err(|_| ArgError::Algorithm {
+        text: s.to_string(),
+    })
 }
 
 // The limits on a directory of evidence that another machine or person

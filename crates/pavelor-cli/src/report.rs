@@ -8,8 +8,9 @@ use pavelor_measure::campaign::Method;
 use pavelor_measure::library::LibSpec;
 use pavelor_measure::ops::Operation;
 use pavelor_measure::protocol::WorkerCommand;
-use pavelor_report::{self as report, Config, Progress, SIZES};
+use pavelor_report::{self as report, Config, Progress, RunResults, SIZES};
 
+use crate::arg_error::{ArgError, parse_seconds_in};
 use crate::terminal::{errln, outln};
 use std::io::Write;
 
@@ -87,13 +88,8 @@ pub struct ReportArgs {
     limits: crate::options::EvidenceLimits,
 }
 
-fn parse_budget(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if (1.0..=604_800.0).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "'{s}' is not a number of seconds between 1 and 604800"
-        )),
-    }
+fn parse_budget(s: &str) -> Result<f64, ArgError> {
+    parse_seconds_in(s, 1.0, 604_800.0)
 }
 
 /// `pavelor report --check DIR`: every dataset under `DIR/niccs/`, then the
@@ -176,12 +172,15 @@ fn render(dir: &std::path::Path, limits: &pavelor_niccs::Limits) -> ExitCode {
     }
 }
 
-fn parse_system_id(s: &str) -> Result<String, String> {
+fn parse_system_id(s: &str) -> Result<String, ArgError> {
     use pavelor_niccs::evidence::{SYSTEM_ID_RULE, is_system_id};
     if is_system_id(s) {
         Ok(s.to_string())
     } else {
-        Err(format!("'{s}' is not a system id ({SYSTEM_ID_RULE})"))
+        Err(ArgError::SystemId {
+            text: s.to_string(),
+            rule: SYSTEM_ID_RULE,
+        })
     }
 }
 
@@ -203,22 +202,12 @@ fn default_system_id() -> String {
     if id.is_empty() { "local".into() } else { id }
 }
 
-fn parse_trial_seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if (0.001..=60.0).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "'{s}' is not a number of seconds between 0.001 and 60"
-        )),
-    }
+fn parse_trial_seconds(s: &str) -> Result<f64, ArgError> {
+    parse_seconds_in(s, 0.001, 60.0)
 }
 
-fn parse_timeout(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if (0.1..=3600.0).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "'{s}' is not a number of seconds between 0.1 and 3600"
-        )),
-    }
+fn parse_timeout(s: &str) -> Result<f64, ArgError> {
+    parse_seconds_in(s, 0.1, 3600.0)
 }
 
 pub fn run(args: &ReportArgs) -> ExitCode {
@@ -235,6 +224,53 @@ pub fn run(args: &ReportArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let mut method = method(args);
+    let allowed = match pavelor_measure::worker::allowed_cpus() {
+        Ok(a) if !a.is_empty() => a,
+        Ok(_) => {
+            errln!("report: the affinity mask of this process is empty");
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            errln!("report: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    method.cpu = Some(args.cpu.unwrap_or(allowed[allowed.len() - 1]));
+    let config = config(args, method, exe);
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut progress = |p: Progress<'_>| match p {
+        Progress::Phase(name, steps) => {
+            if let Some(b) = bar.take() {
+                b.finish_and_clear();
+            }
+            let _ = writeln!(std::io::stderr(), "pavelor report: {name}");
+            bar = Some(crate::terminal::progress_bar(steps, name));
+        }
+        Progress::Step(what) => {
+            if let Some(b) = &bar {
+                b.set_message(what.to_string());
+                b.inc(1);
+            }
+        }
+    };
+    let result = report::run(&config, &mut progress);
+    if let Some(b) = bar.take() {
+        b.finish_and_clear();
+    }
+    crate::terminal::finish(match result {
+        Ok(c) => summary(&config, &c),
+        Err(e) => {
+            errln!("report: {e}");
+            Ok(ExitCode::FAILURE)
+        }
+    })
+}
+
+/// The measurement method of the options: the NICCS method, or the quick
+/// one, with the trial, timeout and memory options applied (the CPU is
+/// chosen by the caller).
+fn method(args: &ReportArgs) -> Method {
     let mut method = Method::standard();
     if args.quick {
         method.trials = 3;
@@ -252,18 +288,12 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     method.timeout_s = args.timeout;
     method.op_limit_s = args.op_limit;
     method.worker_memory_bytes = args.worker_memory << 20;
-    let allowed = match pavelor_measure::worker::allowed_cpus() {
-        Ok(a) if !a.is_empty() => a,
-        Ok(_) => {
-            errln!("report: the affinity mask of this process is empty");
-            return ExitCode::FAILURE;
-        }
-        Err(e) => {
-            errln!("report: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    method.cpu = Some(args.cpu.unwrap_or(allowed[allowed.len() - 1]));
+    method
+}
+
+/// The report's configuration: what the options ask for, measured with
+/// `method` in workers started as `exe __trial`.
+fn config(args: &ReportArgs, method: Method, exe: PathBuf) -> Config {
     let mut ops = Operation::pavelor_all();
     if !args.no_compare {
         ops.extend(Operation::OTHERS);
@@ -271,7 +301,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     if !args.no_baselines {
         ops.extend(Operation::baselines());
     }
-    let config = Config {
+    Config {
         out_dir: args.out.clone(),
         kat_dir: args.kat_dir.clone(),
         method,
@@ -294,64 +324,35 @@ pub fn run(args: &ReportArgs) -> ExitCode {
         system_id: args.system_id.clone().unwrap_or_else(default_system_id),
         niccs_subject: args.niccs_subject.clone(),
         lib_budget_s: args.lib_budget,
-    };
-    let mut bar: Option<indicatif::ProgressBar> = None;
-    let mut progress = |p: Progress<'_>| match p {
-        Progress::Phase(name, steps) => {
-            if let Some(b) = bar.take() {
-                b.finish_and_clear();
-            }
-            let _ = writeln!(std::io::stderr(), "pavelor report: {name}");
-            bar = Some(crate::terminal::progress_bar(steps, name));
-        }
-        Progress::Step(what) => {
-            if let Some(b) = &bar {
-                b.set_message(what.to_string());
-                b.inc(1);
-            }
-        }
-    };
-    let result = report::run(&config, &mut progress);
-    if let Some(b) = bar.take() {
-        b.finish_and_clear();
     }
-    crate::terminal::finish(match result {
-        Ok(c) => {
-            let failed = c.kat.iter().filter(|k| k.status == "FAIL").count();
-            outln!(
-                "report written to {}",
-                config.out_dir.join("report.md").display()
-            )
-            .and_then(|()| {
-                outln!(
-                    "{} figures ({} failed), {} KAT files checked ({failed} failed)",
-                    c.measurements.len(),
-                    c.failures.len(),
-                    c.kat.len()
-                )
-            })
-            .and_then(|()| {
-                c.libs.iter().try_for_each(|g| {
-                    outln!(
-                        "library {}: {} ({})",
-                        g.spec.name,
-                        g.status.label(),
-                        g.detail
-                    )
-                })
-            })
-            .map(|()| {
-                if c.failed() {
-                    errln!("report: FAIL (see the top of report.md)");
-                    ExitCode::FAILURE
-                } else {
-                    ExitCode::SUCCESS
-                }
-            })
-        }
-        Err(e) => {
-            errln!("report: {e}");
-            Ok(ExitCode::FAILURE)
-        }
-    })
+}
+
+/// Prints where the report is, its counts and each library's verdict;
+/// the exit status is a failure when the report failed.
+fn summary(config: &Config, c: &RunResults) -> std::io::Result<ExitCode> {
+    let failed = c.kat.iter().filter(|k| k.status == "FAIL").count();
+    outln!(
+        "report written to {}",
+        config.out_dir.join("report.md").display()
+    )?;
+    outln!(
+        "{} figures ({} failed), {} KAT files checked ({failed} failed)",
+        c.measurements.len(),
+        c.failures.len(),
+        c.kat.len()
+    )?;
+    for g in &c.libs {
+        outln!(
+            "library {}: {} ({})",
+            g.spec.name,
+            g.status.label(),
+            g.detail
+        )?;
+    }
+    if c.failed() {
+        errln!("report: FAIL (see the top of report.md)");
+        Ok(ExitCode::FAILURE)
+    } else {
+        Ok(ExitCode::SUCCESS)
+    }
 }

@@ -33,6 +33,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
+use crate::Error;
+
 /// The kernel functions (demangled paths, without the hash) that must be
 /// found and checked.
 pub const KERNELS: &[&str] = &[
@@ -368,25 +370,35 @@ fn check_functions(
 }
 
 /// Disassembles `binary` with objdump.
-pub fn disassemble(binary: &Path) -> Result<String, String> {
-    let out = Command::new("objdump")
+pub fn disassemble(binary: &Path) -> Result<String, Error> {
+    run_objdump("objdump", "binutils", binary)
+}
+
+/// Runs the disassembler `tool` (from the package `package`) on `binary`
+/// and returns its listing.
+fn run_objdump(tool: &'static str, package: &'static str, binary: &Path) -> Result<String, Error> {
+    let out = Command::new(tool)
         .args(["-d", "--no-show-raw-insn", "-w"])
         .arg(binary)
         .output()
-        .map_err(|e| format!("cannot run objdump ({e}); install binutils"))?;
+        .map_err(|source| Error::ToolNotRun {
+            tool,
+            package,
+            source,
+        })?;
     if !out.status.success() {
-        return Err(format!(
-            "objdump failed on {}: {}",
-            binary.display(),
-            String::from_utf8_lossy(&out.stderr)
-        ));
+        return Err(Error::ToolFailed {
+            tool,
+            binary: binary.to_path_buf(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Checks the functions named `roots` in an objdump listing. Each root must
 /// be present at least once (else the check would be vacuous).
-pub fn check_listing(listing: &str, roots: &[&str]) -> Result<Vec<KernelReport>, String> {
+pub fn check_listing(listing: &str, roots: &[&str]) -> Result<Vec<KernelReport>, Error> {
     check_listing_arch(listing, roots, Arch::X86)
 }
 
@@ -404,7 +416,7 @@ pub fn check_listing(listing: &str, roots: &[&str]) -> Result<Vec<KernelReport>,
 ///    <memcpy@plt>`: a fixed target, the padding copy of public length) are
 ///    listed and not followed;
 /// 4. other direct calls (`bl`) are followed and checked by the same rules.
-pub fn check_listing_aarch64(listing: &str, roots: &[&str]) -> Result<Vec<KernelReport>, String> {
+pub fn check_listing_aarch64(listing: &str, roots: &[&str]) -> Result<Vec<KernelReport>, Error> {
     check_listing_arch(listing, roots, Arch::Aarch64)
 }
 
@@ -419,7 +431,7 @@ fn check_listing_arch(
     listing: &str,
     roots: &[&str],
     arch: Arch,
-) -> Result<Vec<KernelReport>, String> {
+) -> Result<Vec<KernelReport>, Error> {
     let funcs = parse_objdump(listing, arch);
     let reports = check_functions(&funcs, roots, arch);
     let missing: Vec<&str> = roots
@@ -430,11 +442,9 @@ fn check_listing_arch(
     if missing.is_empty() {
         Ok(reports)
     } else {
-        Err(format!(
-            "kernel functions not found in the binary (inlined, renamed or \
-             stripped?): {}",
-            missing.join(", ")
-        ))
+        Err(Error::KernelsNotFound {
+            missing: missing.into_iter().map(String::from).collect(),
+        })
     }
 }
 
@@ -567,24 +577,12 @@ fn check_insn_aarch64(insn: &Insn, report: &mut KernelReport) -> Option<u64> {
 }
 
 /// Disassembles an AArch64 `binary` with `aarch64-linux-gnu-objdump`.
-pub fn disassemble_aarch64(binary: &Path) -> Result<String, String> {
-    let out = Command::new("aarch64-linux-gnu-objdump")
-        .args(["-d", "--no-show-raw-insn", "-w"])
-        .arg(binary)
-        .output()
-        .map_err(|e| {
-            format!(
-                "cannot run aarch64-linux-gnu-objdump ({e}); install binutils-aarch64-linux-gnu"
-            )
-        })?;
-    if !out.status.success() {
-        return Err(format!(
-            "aarch64-linux-gnu-objdump failed on {}: {}",
-            binary.display(),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+pub fn disassemble_aarch64(binary: &Path) -> Result<String, Error> {
+    run_objdump(
+        "aarch64-linux-gnu-objdump",
+        "binutils-aarch64-linux-gnu",
+        binary,
+    )
 }
 
 /// A synthetic AArch64 listing with the leaks the AArch64 rules must catch

@@ -28,6 +28,9 @@
 #![allow(unsafe_code)]
 
 pub mod disasm;
+pub mod error;
 pub mod scenarios;
 pub mod toy;
 pub mod vg;
+
+pub use error::Error;

@@ -159,8 +159,18 @@ fn static_check_aarch64(binary: &std::path::Path) -> ExitCode {
         Ok(r) if r.iter().all(|r| r.violations.len() >= 4) => {
             println!("positive control (synthetic aarch64 leaks): rejected, as it must be");
         }
-        other => {
-            println!("positive control (synthetic aarch64 leaks): FAIL {other:?}");
+        Ok(r) => {
+            println!(
+                "positive control (synthetic aarch64 leaks): FAIL {:?}",
+                Ok::<_, String>(r)
+            );
+            ok = false;
+        }
+        Err(e) => {
+            println!(
+                "positive control (synthetic aarch64 leaks): FAIL {:?}",
+                Err::<(), _>(e.to_string())
+            );
             ok = false;
         }
     }
@@ -177,7 +187,7 @@ fn static_check_aarch64(binary: &std::path::Path) -> ExitCode {
 
 /// Prints kernel reports; whether all are clean, do AES rounds, and each
 /// permutation kernel does exactly the AES rounds of one Paff.
-fn print_reports(result: Result<Vec<pavelor_ct::disasm::KernelReport>, String>) -> bool {
+fn print_reports(result: Result<Vec<pavelor_ct::disasm::KernelReport>, pavelor_ct::Error>) -> bool {
     let mut ok = true;
     match result {
         Ok(reports) => {

@@ -24,6 +24,7 @@ use pavelor::digest::{Digest, Output};
 use pavelor::hazmat::{State, permute_with};
 use pavelor::{Algorithm, Available, InstanceFn, Pavelor, Variant};
 
+use crate::Error;
 use crate::vg::{classify, declassify, fully_undefined};
 
 /// A named scenario, run once per backend.
@@ -31,7 +32,7 @@ pub struct Scenario {
     /// Short name (as in the table above).
     pub name: &'static str,
     /// Runs it on a backend; `Err` describes a functional mismatch.
-    pub run: fn(Available) -> Result<(), String>,
+    pub run: fn(Available) -> Result<(), Error>,
 }
 
 /// `$scenario::<V>` for every instance `V` (the first failure names it).
@@ -40,9 +41,12 @@ macro_rules! every_instance {
         |b| {
             struct Run(Available);
             impl InstanceFn for Run {
-                type Output = Result<(), String>;
-                fn call<V: Variant>(self) -> Result<(), String> {
-                    $scenario::<V>(self.0).map_err(|e| format!("{}: {e}", V::NAME))
+                type Output = Result<(), Error>;
+                fn call<V: Variant>(self) -> Result<(), Error> {
+                    $scenario::<V>(self.0).map_err(|e| Error::Instance {
+                        instance: V::NAME,
+                        source: Box::new(e),
+                    })
                 }
             }
             Algorithm::ALL
@@ -103,10 +107,16 @@ fn reference<V: Variant>(msg: &[u8]) -> Output<Pavelor<V>> {
     Pavelor::<V>::digest_with(Available::portable(), msg)
 }
 
-fn reference_bits<V: Variant>(msg: &[u8], nbits: u64) -> Result<Output<Pavelor<V>>, String> {
+fn reference_bits<V: Variant>(msg: &[u8], nbits: u64) -> Result<Output<Pavelor<V>>, Error> {
     let mut h = Pavelor::<V>::with_backend(Available::portable());
-    h.update_bits(msg, nbits).map_err(|e| e.to_string())?;
+    h.update_bits(msg, nbits)?;
     Ok(h.finalize())
+}
+
+/// The [`Algorithm`] of the instance `V`.
+fn algorithm<V: Variant>() -> Result<Algorithm, Error> {
+    let output_bits = 8 * V::DIGEST as u32;
+    Algorithm::from_output_bits(output_bits).ok_or(Error::NoAlgorithm { output_bits })
 }
 
 fn hasher<V: Variant>(b: Available) -> Pavelor<V> {
@@ -115,31 +125,30 @@ fn hasher<V: Variant>(b: Available) -> Pavelor<V> {
 
 /// Checks that `got` is secret-derived (under valgrind), then copies it
 /// out, declassifies the copy and compares it with `want`.
-fn check(what: &str, got: &[u8], want: &[u8]) -> Result<(), String> {
+fn check(what: &str, got: &[u8], want: &[u8]) -> Result<(), Error> {
     check_public(what, got, want, true)
 }
 
 /// As [`check`]; `secret_input` is false for the empty message, whose
 /// digest is public (no secret went in).
-fn check_public(what: &str, got: &[u8], want: &[u8], secret_input: bool) -> Result<(), String> {
+fn check_public(what: &str, got: &[u8], want: &[u8], secret_input: bool) -> Result<(), Error> {
     if secret_input && fully_undefined(got) == Some(false) {
-        return Err(format!(
-            "{what}: digest is not entirely secret-derived in memcheck's view \
-             (the secret marking did not reach the computation)"
-        ));
+        return Err(Error::NotSecretDerived {
+            what: what.to_owned(),
+        });
     }
     let mut public = got.to_vec();
     declassify(&mut public);
     if public == want {
         Ok(())
     } else {
-        Err(format!(
-            "{what}: digest differs from the portable backend's"
-        ))
+        Err(Error::DigestMismatch {
+            what: what.to_owned(),
+        })
     }
 }
 
-fn permute(b: Available) -> Result<(), String> {
+fn permute(b: Available) -> Result<(), Error> {
     for seed in 0..3 {
         let bytes = pattern(320, 100 + seed);
         let mut state: State = [[0; 16]; 20];
@@ -161,7 +170,7 @@ fn lengths<V: Variant>() -> [usize; 7] {
     [0, 1, r - 1, r, r + 1, 2 * r + 5, 3 * r]
 }
 
-fn one_shot<V: Variant>(b: Available) -> Result<(), String> {
+fn one_shot<V: Variant>(b: Available) -> Result<(), Error> {
     for len in lengths::<V>() {
         let mut msg = pattern(len, len as u64);
         let want = reference::<V>(&msg);
@@ -172,7 +181,7 @@ fn one_shot<V: Variant>(b: Available) -> Result<(), String> {
     Ok(())
 }
 
-fn stream_blocks<V: Variant>(b: Available) -> Result<(), String> {
+fn stream_blocks<V: Variant>(b: Available) -> Result<(), Error> {
     let r = V::RATE;
     let mut msg = pattern(4 * r + 17, 7);
     let want = reference::<V>(&msg);
@@ -190,7 +199,7 @@ fn stream_blocks<V: Variant>(b: Available) -> Result<(), String> {
     check("stream", &h.finalize(), &want)
 }
 
-fn update_bits<V: Variant>(b: Available) -> Result<(), String> {
+fn update_bits<V: Variant>(b: Available) -> Result<(), Error> {
     let r = 8 * V::RATE as u64;
     // Bit lengths at every padding case: short partial bytes, |M| mod r =
     // r-2 (block ends `M 1 1`), r-1 (the first padding bit fills the block
@@ -203,13 +212,13 @@ fn update_bits<V: Variant>(b: Available) -> Result<(), String> {
         let want = reference_bits::<V>(&msg, nbits)?;
         classify(&mut msg);
         let mut h = hasher::<V>(b);
-        h.update_bits(&msg, nbits).map_err(|e| e.to_string())?;
+        h.update_bits(&msg, nbits)?;
         check(&format!("update_bits {nbits} bits"), &h.finalize(), &want)?;
     }
     Ok(())
 }
 
-fn bits_then_bytes<V: Variant>(b: Available) -> Result<(), String> {
+fn bits_then_bytes<V: Variant>(b: Available) -> Result<(), Error> {
     let r = V::RATE;
     for shift in [1u64, 3, 7] {
         let mut head = pattern(1, 50 + shift);
@@ -230,7 +239,7 @@ fn bits_then_bytes<V: Variant>(b: Available) -> Result<(), String> {
         classify(&mut head);
         classify(&mut body);
         let mut h = hasher::<V>(b);
-        h.update_bits(&head, shift).map_err(|e| e.to_string())?;
+        h.update_bits(&head, shift)?;
         h.update(&body[..5]);
         h.update(&body[5..]);
         check(&format!("{shift} bits then bytes"), &h.finalize(), &want)?;
@@ -238,7 +247,7 @@ fn bits_then_bytes<V: Variant>(b: Available) -> Result<(), String> {
     Ok(())
 }
 
-fn squeeze<V: Variant>(b: Available) -> Result<(), String> {
+fn squeeze<V: Variant>(b: Available) -> Result<(), Error> {
     let mut m1 = pattern(V::RATE + 3, 71);
     let mut m2 = pattern(V::RATE / 2, 72);
     let (w1, w2) = (reference::<V>(&m1), reference::<V>(&m2));
@@ -257,14 +266,13 @@ fn squeeze<V: Variant>(b: Available) -> Result<(), String> {
     Digest::finalize_into(h, &mut out);
     check("Digest::finalize_into", &out, &w1)?;
 
-    let alg = Algorithm::from_output_bits(8 * V::DIGEST as u32)
-        .ok_or_else(|| String::from("no Algorithm for this instance"))?;
+    let alg = algorithm::<V>()?;
     let mut h = alg.hasher_with(b);
     h.update(&m2);
     check("DynHasher::finalize", h.finalize().as_bytes(), &w2)
 }
 
-fn batch<V: Variant>(b: Available) -> Result<(), String> {
+fn batch<V: Variant>(b: Available) -> Result<(), Error> {
     let r = V::RATE;
     let lens = [3 * r + 5, 0, r, r - 1, 2 * r + 1, 17];
     for count in 1..=lens.len() {
@@ -280,16 +288,15 @@ fn batch<V: Variant>(b: Available) -> Result<(), String> {
         let inputs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
 
         let mut out = vec![Output::<Pavelor<V>>::default(); count];
-        hash_many_with::<V>(b, &inputs, &mut out).map_err(|e| e.to_string())?;
+        hash_many_with::<V>(b, &inputs, &mut out)?;
         for (i, (got, want)) in out.iter().zip(&want).enumerate() {
             let secret = !inputs[i].is_empty();
             check_public(&format!("hash_many {i}/{count}"), got, want, secret)?;
         }
 
-        let alg = Algorithm::from_output_bits(8 * V::DIGEST as u32)
-            .ok_or_else(|| String::from("no Algorithm for this instance"))?;
+        let alg = algorithm::<V>()?;
         let mut flat = vec![0u8; count * V::DIGEST];
-        hash_many_dyn_with(alg, b, &inputs, &mut flat).map_err(|e| e.to_string())?;
+        hash_many_dyn_with(alg, b, &inputs, &mut flat)?;
         for (i, (got, want)) in flat.chunks_exact(V::DIGEST).zip(&want).enumerate() {
             let secret = !inputs[i].is_empty();
             check_public(&format!("hash_many_dyn {i}/{count}"), got, want, secret)?;

@@ -7,6 +7,7 @@
 
 use pavelor::Algorithm;
 
+use crate::error::Error;
 use crate::implementation::Implementation;
 use crate::suite::LongSource;
 
@@ -36,27 +37,29 @@ pub fn long_digest(
     source: &LongSource,
     nbits: u64,
     progress: &mut dyn FnMut(u64),
-) -> Result<LongDigest, String> {
+) -> Result<LongDigest, Error> {
     let mut head = [0u8; 8];
     let mut tail = [0u8; 8];
     let mut done = 0u64;
-    let digest = imp.digest_stream(alg, nbits, &mut |sink| {
-        source.stream(nbits, |chunk| {
-            if done < 8 {
-                for (slot, &b) in head[done as usize..].iter_mut().zip(chunk) {
-                    *slot = b;
+    let digest = imp
+        .digest_stream(alg, nbits, &mut |sink| {
+            source.stream(nbits, |chunk| {
+                if done < 8 {
+                    for (slot, &b) in head[done as usize..].iter_mut().zip(chunk) {
+                        *slot = b;
+                    }
                 }
-            }
-            // Keep the last 8 bytes seen (chunks may be shorter than 8).
-            for &b in chunk.iter().rev().take(8).rev() {
-                tail.rotate_left(1);
-                tail[7] = b;
-            }
-            done += chunk.len() as u64;
-            progress(done);
-            sink(chunk);
+                // Keep the last 8 bytes seen (chunks may be shorter than 8).
+                for &b in chunk.iter().rev().take(8).rev() {
+                    tail.rotate_left(1);
+                    tail[7] = b;
+                }
+                done += chunk.len() as u64;
+                progress(done);
+                sink(chunk);
+            })
         })
-    })?;
+        .map_err(Error::Implementation)?;
     Ok(LongDigest { digest, head, tail })
 }
 
@@ -70,23 +73,24 @@ pub fn loop_digest(
     msg: &[u8],
     iterations: u32,
     progress: &mut dyn FnMut(u64),
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, Error> {
     let hlen = alg.output_len();
     let nbits = 8 * msg.len() as u64;
     let mut m = msg.to_vec();
-    let mut digest = imp.digest(alg, &m, nbits)?;
+    let mut digest = imp.digest(alg, &m, nbits).map_err(Error::Implementation)?;
     for i in 0..iterations {
         if digest.len() != hlen {
-            return Err(format!(
-                "the implementation returned {} digest bytes, {alg} has {hlen}",
-                digest.len()
-            ));
+            return Err(Error::DigestLength {
+                algorithm: alg,
+                got: digest.len(),
+                want: hlen,
+            });
         }
         m.rotate_left(hlen);
         for (b, d) in m.iter_mut().zip(&digest) {
             *b ^= d;
         }
-        digest = imp.digest(alg, &m, nbits)?;
+        digest = imp.digest(alg, &m, nbits).map_err(Error::Implementation)?;
         if i.is_multiple_of(4096) {
             progress(u64::from(i));
         }

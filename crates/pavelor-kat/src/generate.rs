@@ -5,6 +5,7 @@ use pavelor::{Algorithm, Available};
 
 use crate::digests::{long_digest, loop_digest};
 use crate::drng::Drng;
+use crate::error::Error;
 use crate::format::{FullRecord, LongRecord, Record, write_record};
 use crate::implementation::Implementation;
 use crate::suite::{KatKind, LOOP_ITERATIONS, LOOP_MSG_BITS, LongSource};
@@ -14,14 +15,14 @@ use crate::suite::{KatKind, LOOP_ITERATIONS, LOOP_MSG_BITS, LongSource};
 /// `progress(done, total)` reports work in file-specific units (records for
 /// `KAT_2_12`, message bytes for the long files, iterations for
 /// `KAT_Loop`). Long messages are streamed: memory stays bounded even for
-/// the 1 GiB messages of `KAT_2_33`. An error is a one-line description
-/// (as [`Implementation`]'s).
+/// the 1 GiB messages of `KAT_2_33`. An error says what failed
+/// ([`Error`]); its `Display` is one line.
 pub fn records(
     kind: KatKind,
     alg: Algorithm,
     backend: Available,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<Vec<Record>, String> {
+) -> Result<Vec<Record>, Error> {
     let mut imp = backend;
     let dst_len = alg.output_bits();
     let mut out = Vec::new();
@@ -30,7 +31,9 @@ pub fn records(
             let mut drng = Drng::new(&kind.seed());
             for msg_len in 0..=4096u64 {
                 let msg = drng.generate(msg_len);
-                let dst = imp.digest(alg, &msg, msg_len)?;
+                let dst = imp
+                    .digest(alg, &msg, msg_len)
+                    .map_err(Error::Implementation)?;
                 out.push(Record::Full(FullRecord {
                     msg_len,
                     msg,
@@ -91,7 +94,7 @@ pub fn file_text(
     alg: Algorithm,
     backend: Available,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<String, String> {
+) -> Result<String, Error> {
     let mut text = String::new();
     for r in records(kind, alg, backend, progress)? {
         write_record(&mut text, &r);

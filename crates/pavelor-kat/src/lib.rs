@@ -25,6 +25,7 @@ pub mod atomic_file;
 pub mod digests;
 pub mod drng;
 pub mod embedded;
+pub mod error;
 pub mod format;
 pub mod generate;
 pub mod implementation;
@@ -32,6 +33,7 @@ pub mod official;
 pub mod suite;
 
 pub use drng::Drng;
+pub use error::Error;
 pub use format::{FullRecord, LongRecord, ParseError, Record};
 pub use implementation::Implementation;
 pub use suite::KatKind;

@@ -42,7 +42,7 @@ pub trait CycleSource: Send {
     /// Opens the hardware cycle counter of this thread, user mode only
     /// (`perf_event_open(PERF_COUNT_HW_CPU_CYCLES)`, kernel and hypervisor
     /// excluded), enables it and reads it once; `Err` says why not.
-    fn open_cycles(&mut self) -> Result<(), String>;
+    fn open_cycles(&mut self) -> Result<(), Error>;
     /// The opened cycle counter's count.
     fn read_cycles(&mut self) -> u64;
     /// The name of the tick counter (`TSC`, `CNTVCT_EL0`), if there is one.
@@ -55,6 +55,23 @@ pub trait CycleSource: Send {
     fn perf_event_paranoid(&self) -> Option<String>;
 }
 
+/// Why the hardware cycle counter could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// `perf_event_open` refused the counter.
+    #[error("perf_event_open(PERF_COUNT_HW_CPU_CYCLES) failed: {0}")]
+    Open(#[source] std::io::Error),
+    /// The opened counter could not be enabled.
+    #[error("enabling the cycle counter failed: {0}")]
+    Enable(#[source] std::io::Error),
+    /// The enabled counter could not be read.
+    #[error("reading the cycle counter failed: {0}")]
+    Read(#[source] std::io::Error),
+    /// This OS has no `perf_event_open`.
+    #[error("no perf_event_open on this OS")]
+    Unsupported,
+}
+
 /// The machine's counters: `perf_event_open` where the OS has it, the
 /// CPU's tick counter, `CLOCK_MONOTONIC_RAW`.
 #[derive(Default)]
@@ -64,7 +81,7 @@ pub struct SystemSource {
 }
 
 impl CycleSource for SystemSource {
-    fn open_cycles(&mut self) -> Result<(), String> {
+    fn open_cycles(&mut self) -> Result<(), Error> {
         #[cfg(target_os = "linux")]
         {
             use perf_event::events::Hardware;
@@ -79,17 +96,15 @@ impl CycleSource for SystemSource {
                             self.perf = Some(counter);
                             Ok(())
                         }
-                        Err(e) => Err(format!("reading the cycle counter failed: {e}")),
+                        Err(e) => Err(Error::Read(e)),
                     },
-                    Err(e) => Err(format!("enabling the cycle counter failed: {e}")),
+                    Err(e) => Err(Error::Enable(e)),
                 },
-                Err(e) => Err(format!(
-                    "perf_event_open(PERF_COUNT_HW_CPU_CYCLES) failed: {e}"
-                )),
+                Err(e) => Err(Error::Open(e)),
             }
         }
         #[cfg(not(target_os = "linux"))]
-        Err("no perf_event_open on this OS".into())
+        Err(Error::Unsupported)
     }
 
     #[inline(always)]
@@ -152,7 +167,8 @@ impl CycleCounter {
                         fallback_reason: None,
                     };
                 }
-                Err(mut reason) => {
+                Err(e) => {
+                    let mut reason = e.to_string();
                     if let Some(p) = source.perf_event_paranoid() {
                         reason.push_str(&format!(" (perf_event_paranoid = {p})"));
                     }
@@ -331,11 +347,11 @@ pub(crate) mod fake {
     }
 
     impl CycleSource for FakeSource {
-        fn open_cycles(&mut self) -> Result<(), String> {
+        fn open_cycles(&mut self) -> Result<(), super::Error> {
             if self.cycles_available {
                 Ok(())
             } else {
-                Err("perf_event_open(PERF_COUNT_HW_CPU_CYCLES) failed: No such file or directory (os error 2)".into())
+                Err(super::Error::Open(std::io::Error::from_raw_os_error(2)))
             }
         }
         fn read_cycles(&mut self) -> u64 {

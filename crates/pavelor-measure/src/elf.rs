@@ -11,6 +11,8 @@
 
 #![forbid(unsafe_code)]
 
+pub mod error;
+
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
@@ -19,6 +21,8 @@ use object::Endianness;
 use object::elf;
 use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, SectionTable, Sym};
 use object::read::{ReadCache, ReadRef, SectionIndex, StringTable};
+
+pub use error::{Error, FileError, Table};
 
 /// Static sizes of one ELF file.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -35,9 +39,15 @@ pub struct StaticSize {
 
 /// Reads the static sizes of the ELF file at `path` (any ELF type: a PIE
 /// or a non-PIE executable, a shared library).
-pub fn static_size(path: &Path) -> Result<StaticSize, String> {
-    let at = |e: String| format!("{}: {e}", path.display());
-    let (file, ident) = open_elf(path).map_err(|e| at(e.to_string()))?;
+pub fn static_size(path: &Path) -> Result<StaticSize, FileError> {
+    let at = |source: Error| FileError::Elf {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (file, ident) = open_elf(path).map_err(|source| FileError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let ident = ident.map_err(at)?;
     let cache = ReadCache::new(file);
     let mut tables = Tables::parse(&cache, ident.is_64).map_err(at)?;
@@ -106,23 +116,17 @@ const EI_DATA: usize = 5;
 const EI_VERSION: usize = 6;
 const EI_NIDENT: usize = 16;
 
-/// How many of a non-ELF file's first bytes a message shows.
-const SHOWN_BYTES: usize = 8;
-
 impl Ident {
     /// Reads the identification from the first bytes of a file (up to
-    /// [`HEADER_BYTES`]; fewer if the file is shorter). The error is one
-    /// line without the path: why these bytes are not an ELF file header.
-    pub fn parse(head: &[u8]) -> Result<Ident, String> {
+    /// [`HEADER_BYTES`]; fewer if the file is shorter). The error says,
+    /// without the path, why these bytes are not an ELF file header.
+    pub fn parse(head: &[u8]) -> Result<Ident, Error> {
         if head.get(..4) != Some(&elf::ELFMAG[..]) {
-            return Err(not_elf(head));
+            return Err(Error::not_elf(head));
         }
         let need = |n: usize| {
             if head.len() < n {
-                Err(format!(
-                    "a truncated ELF file ({} bytes, shorter than an ELF header)",
-                    head.len()
-                ))
+                Err(Error::Truncated { len: head.len() })
             } else {
                 Ok(())
             }
@@ -131,22 +135,17 @@ impl Ident {
         let is_64 = match head[EI_CLASS] {
             elf::ELFCLASS32 => false,
             elf::ELFCLASS64 => true,
-            c => {
-                return Err(format!(
-                    "an ELF file of unknown class {c} (not 32 nor 64-bit)"
-                ));
-            }
+            class => return Err(Error::UnknownClass { class }),
         };
         let little_endian = match head[EI_DATA] {
             elf::ELFDATA2LSB => true,
             elf::ELFDATA2MSB => false,
-            d => return Err(format!("an ELF file of unknown byte order {d}")),
+            data => return Err(Error::UnknownByteOrder { data }),
         };
         if head[EI_VERSION] != elf::EV_CURRENT {
-            return Err(format!(
-                "an ELF file of unknown version {}",
-                head[EI_VERSION]
-            ));
+            return Err(Error::UnknownVersion {
+                version: head[EI_VERSION],
+            });
         }
         need(if is_64 { HEADER_BYTES } else { 52 })?;
         let u16_at = |o: usize| {
@@ -205,7 +204,7 @@ impl Ident {
     /// Whether this build can load code of this file: same class, byte
     /// order and machine. The error names both, in one line: "ELF for
     /// aarch64; this machine is x86-64".
-    pub fn check_native(&self) -> Result<(), String> {
+    pub fn check_native(&self) -> Result<(), Error> {
         let Some(native) = Ident::native() else {
             return Ok(());
         };
@@ -213,64 +212,21 @@ impl Ident {
         if same(self) == same(&native) {
             return Ok(());
         }
-        let theirs = machine_name(self.machine, self.is_64);
-        let ours = machine_name(native.machine, native.is_64);
-        let (mut q_theirs, mut q_ours) = (String::new(), String::new());
-        if self.is_64 != native.is_64 && theirs == ours {
-            q_theirs.push_str(bits(self.is_64));
-            q_ours.push_str(bits(native.is_64));
-        }
-        if self.little_endian != native.little_endian {
-            q_theirs.push_str(endian(self.little_endian));
-            q_ours.push_str(endian(native.little_endian));
-        }
-        Err(format!(
-            "ELF for {q_theirs}{theirs}; this machine is {q_ours}{ours}"
-        ))
+        Err(Error::Foreign {
+            file: *self,
+            native,
+        })
     }
 
     /// Whether this is a shared object (`ET_DYN`), what `dlopen` loads.
-    pub fn check_shared_object(&self) -> Result<(), String> {
-        let what = match self.file_type {
-            elf::ET_DYN => return Ok(()),
-            elf::ET_EXEC => "an ELF executable (ET_EXEC)".to_string(),
-            elf::ET_REL => "an ELF relocatable object (ET_REL, a .o file)".to_string(),
-            elf::ET_CORE => "an ELF core dump (ET_CORE)".to_string(),
-            t => format!("an ELF file of type 0x{t:04x}"),
-        };
-        Err(format!("{what}, not a shared library (ET_DYN)"))
+    pub fn check_shared_object(&self) -> Result<(), Error> {
+        if self.file_type == elf::ET_DYN {
+            return Ok(());
+        }
+        Err(Error::NotSharedObject {
+            file_type: self.file_type,
+        })
     }
-}
-
-fn bits(is_64: bool) -> &'static str {
-    if is_64 { "64-bit " } else { "32-bit " }
-}
-
-fn endian(little: bool) -> &'static str {
-    if little {
-        "little-endian "
-    } else {
-        "big-endian "
-    }
-}
-
-/// Why `head`, the first bytes of a file, is not an ELF file: "not an ELF
-/// file (it starts with 23 21 2f 62 69 6e 2f 73 ..., "#!/bin/s")".
-fn not_elf(head: &[u8]) -> String {
-    if head.is_empty() {
-        return "not an ELF file (it is empty)".into();
-    }
-    let shown = &head[..head.len().min(SHOWN_BYTES)];
-    let mut hex: Vec<String> = shown.iter().map(|b| format!("{b:02x}")).collect();
-    if head.len() > shown.len() {
-        hex.push("...".into());
-    }
-    let text = if shown.iter().all(|b| (0x20..0x7f).contains(b)) {
-        format!(", \"{}\"", String::from_utf8_lossy(shown))
-    } else {
-        String::new()
-    };
-    format!("not an ELF file (it starts with {}{text})", hex.join(" "))
 }
 
 /// The name of an ELF machine, in words: "x86-64", "aarch64", "i386",
@@ -300,7 +256,7 @@ pub fn machine_name(machine: u16, is_64: bool) -> String {
 /// Opens `path` and reads its first [`HEADER_BYTES`]. The outer error:
 /// the file cannot be opened or read (no path in it); the inner one: it
 /// is not an ELF file ([`Ident::parse`]).
-pub(crate) fn open_elf(path: &Path) -> std::io::Result<(File, Result<Ident, String>)> {
+pub(crate) fn open_elf(path: &Path) -> std::io::Result<(File, Result<Ident, Error>)> {
     let mut file = File::open(path)?;
     let mut head = Vec::with_capacity(HEADER_BYTES);
     (&mut file)
@@ -336,7 +292,7 @@ pub(crate) enum Tables<'data, R: ReadRef<'data>> {
 impl<'data, R: ReadRef<'data>> Tables<'data, R> {
     /// Reads the file header, the program headers and the section
     /// headers of `data`, a file of the class [`Ident::parse`] found.
-    pub(crate) fn parse(data: R, is_64: bool) -> Result<Self, String> {
+    pub(crate) fn parse(data: R, is_64: bool) -> Result<Self, Error> {
         Ok(if is_64 {
             Tables::Elf64(ElfTables::parse(data)?)
         } else {
@@ -358,7 +314,7 @@ impl<'data, R: ReadRef<'data>> Tables<'data, R> {
         &mut self,
         sh_type: u32,
         f: impl FnMut(Symbol<'data>),
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         match self {
             Tables::Elf32(t) => t.for_each_symbol(sh_type, f),
             Tables::Elf64(t) => t.for_each_symbol(sh_type, f),
@@ -367,7 +323,7 @@ impl<'data, R: ReadRef<'data>> Tables<'data, R> {
 
     /// The `NT_GNU_BUILD_ID` note's descriptor, if the file has one: from
     /// the `PT_NOTE` segments, else from the `SHT_NOTE` sections.
-    pub(crate) fn build_id(&mut self) -> Result<Option<&'data [u8]>, String> {
+    pub(crate) fn build_id(&mut self) -> Result<Option<&'data [u8]>, Error> {
         match self {
             Tables::Elf32(t) => t.build_id(),
             Tables::Elf64(t) => t.build_id(),
@@ -385,18 +341,14 @@ pub(crate) struct ElfTables<'data, Elf: FileHeader, R: ReadRef<'data>> {
     budget: u64,
 }
 
-fn broken(e: impl std::fmt::Display) -> String {
-    format!("a broken ELF file: {e}")
-}
-
 impl<'data, Elf, R> ElfTables<'data, Elf, R>
 where
     Elf: FileHeader<Endian = Endianness>,
     R: ReadRef<'data>,
 {
-    fn parse(data: R) -> Result<Self, String> {
-        let header = Elf::parse(data).map_err(broken)?;
-        let endian = header.endian().map_err(broken)?;
+    fn parse(data: R) -> Result<Self, Error> {
+        let header = Elf::parse(data).map_err(Error::Broken)?;
+        let endian = header.endian().map_err(Error::Broken)?;
         let mut tables = ElfTables {
             data,
             endian,
@@ -407,35 +359,35 @@ where
         let (phoff, shoff): (u64, u64) =
             (header.e_phoff(endian).into(), header.e_shoff(endian).into());
         if phoff != 0 {
-            let phnum = header.phnum(endian, data).map_err(broken)?;
+            let phnum = header.phnum(endian, data).map_err(Error::Broken)?;
             tables.charge(
                 phnum as u64,
                 std::mem::size_of::<Elf::ProgramHeader>(),
-                "program headers",
+                Table::ProgramHeaders,
             )?;
-            tables.segments = header.program_headers(endian, data).map_err(broken)?;
+            tables.segments = header
+                .program_headers(endian, data)
+                .map_err(Error::Broken)?;
         }
         if shoff != 0 {
-            let shnum = header.shnum(endian, data).map_err(broken)?;
+            let shnum = header.shnum(endian, data).map_err(Error::Broken)?;
             tables.charge(
                 shnum as u64,
                 std::mem::size_of::<Elf::SectionHeader>(),
-                "section headers",
+                Table::SectionHeaders,
             )?;
-            tables.sections = header.sections(endian, data).map_err(broken)?;
+            tables.sections = header.sections(endian, data).map_err(Error::Broken)?;
         }
         Ok(tables)
     }
 
     /// Takes `count` entries of `entry` bytes from the budget.
-    fn charge(&mut self, count: u64, entry: usize, what: &str) -> Result<(), String> {
+    fn charge(&mut self, count: u64, entry: usize, table: Table) -> Result<(), Error> {
         let bytes = count.saturating_mul(entry as u64);
-        self.budget = self.budget.checked_sub(bytes).ok_or_else(|| {
-            format!(
-                "{what} of {bytes} bytes: more than the {MAX_TABLE_BYTES} bytes of \
-                 headers and tables read from one file (a crafted or broken ELF file)"
-            )
-        })?;
+        self.budget = self
+            .budget
+            .checked_sub(bytes)
+            .ok_or(Error::TooLarge { table, bytes })?;
         Ok(())
     }
 
@@ -451,24 +403,28 @@ where
         &mut self,
         sh_type: u32,
         mut f: impl FnMut(Symbol<'data>),
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         let endian = self.endian;
         let Some(section) = self.sections.iter().find(|s| s.sh_type(endian) == sh_type) else {
             return Ok(());
         };
-        self.charge(section.sh_size(endian).into(), 1, "symbol table")?;
-        let symbols: &'data [Elf::Sym] =
-            section.data_as_array(endian, self.data).map_err(broken)?;
+        self.charge(section.sh_size(endian).into(), 1, Table::Symbols)?;
+        let symbols: &'data [Elf::Sym] = section
+            .data_as_array(endian, self.data)
+            .map_err(Error::Broken)?;
         let link = section.link(endian);
         let strtab: &'data [u8] = if link == SectionIndex(0) {
             &[]
         } else {
-            let strings = self.sections.section(link).map_err(broken)?;
+            let strings = self.sections.section(link).map_err(Error::Broken)?;
             if strings.sh_type(endian) != elf::SHT_STRTAB {
-                return Err(broken("the symbol table's string table is not SHT_STRTAB"));
+                return Err(Error::NamesNotStringTable {
+                    section: link.0,
+                    sh_type: strings.sh_type(endian),
+                });
             }
-            self.charge(strings.sh_size(endian).into(), 1, "symbol names")?;
-            strings.data(endian, self.data).map_err(broken)?
+            self.charge(strings.sh_size(endian).into(), 1, Table::SymbolNames)?;
+            strings.data(endian, self.data).map_err(Error::Broken)?
         };
         let strings = StringTable::new(strtab, 0, strtab.len() as u64);
         for sym in symbols {
@@ -483,15 +439,15 @@ where
         Ok(())
     }
 
-    fn build_id(&mut self) -> Result<Option<&'data [u8]>, String> {
+    fn build_id(&mut self) -> Result<Option<&'data [u8]>, Error> {
         let endian = self.endian;
         for segment in self.segments {
             if segment.p_type(endian) != elf::PT_NOTE {
                 continue;
             }
-            self.charge(segment.p_filesz(endian).into(), 1, "notes")?;
-            if let Some(mut notes) = segment.notes(endian, self.data).map_err(broken)? {
-                while let Some(note) = notes.next().map_err(broken)? {
+            self.charge(segment.p_filesz(endian).into(), 1, Table::Notes)?;
+            if let Some(mut notes) = segment.notes(endian, self.data).map_err(Error::Broken)? {
+                while let Some(note) = notes.next().map_err(Error::Broken)? {
                     if note.name() == elf::ELF_NOTE_GNU
                         && note.n_type(endian) == elf::NT_GNU_BUILD_ID
                     {
@@ -505,9 +461,9 @@ where
             if section.sh_type(endian) != elf::SHT_NOTE {
                 continue;
             }
-            self.charge(section.sh_size(endian).into(), 1, "notes")?;
-            if let Some(mut notes) = section.notes(endian, self.data).map_err(broken)? {
-                while let Some(note) = notes.next().map_err(broken)? {
+            self.charge(section.sh_size(endian).into(), 1, Table::Notes)?;
+            if let Some(mut notes) = section.notes(endian, self.data).map_err(Error::Broken)? {
+                while let Some(note) = notes.next().map_err(Error::Broken)? {
                     if note.name() == elf::ELF_NOTE_GNU
                         && note.n_type(endian) == elf::NT_GNU_BUILD_ID
                     {
@@ -571,7 +527,7 @@ mod tests {
         std::fs::write(&txt, "hello, world\n").expect("write");
         let err = static_size(&txt).expect_err("not ELF");
         assert_eq!(
-            err,
+            err.to_string(),
             format!(
                 "{}: not an ELF file (it starts with 68 65 6c 6c 6f 2c 20 77 ..., \"hello, w\")",
                 txt.display()
@@ -582,16 +538,19 @@ mod tests {
     #[test]
     fn identification_of_headers() {
         assert_eq!(
-            Ident::parse(b"").expect_err("empty"),
+            Ident::parse(b"").expect_err("empty").to_string(),
             "not an ELF file (it is empty)"
         );
         assert_eq!(
-            Ident::parse(b"\x7fELG\x02\x01\x01\x00").expect_err("magic"),
+            Ident::parse(b"\x7fELG\x02\x01\x01\x00")
+                .expect_err("magic")
+                .to_string(),
             "not an ELF file (it starts with 7f 45 4c 47 02 01 01 00)"
         );
         assert!(
             Ident::parse(b"\x7fELF\x02\x01\x01")
                 .expect_err("short")
+                .to_string()
                 .contains("truncated")
         );
         let mut h = [0u8; HEADER_BYTES];
@@ -608,7 +567,12 @@ mod tests {
             }
         );
         h[4] = 3;
-        assert!(Ident::parse(&h).expect_err("class").contains("class 3"));
+        assert!(
+            Ident::parse(&h)
+                .expect_err("class")
+                .to_string()
+                .contains("class 3")
+        );
         h[4] = 1;
         assert!(Ident::parse(&h[..51]).is_err() && Ident::parse(&h[..52]).is_ok());
     }
@@ -635,7 +599,7 @@ mod tests {
             ..native
         };
         assert_eq!(
-            foreign.check_native(),
+            foreign.check_native().map_err(|e| e.to_string()),
             Err(format!(
                 "ELF for {}; this machine is {ours}",
                 machine_name(other, native.is_64)
@@ -645,13 +609,16 @@ mod tests {
             is_64: !native.is_64,
             ..native
         };
-        let err = class.check_native().expect_err("other class");
+        let err = class.check_native().expect_err("other class").to_string();
         assert!(err.contains("32-bit") && err.contains("64-bit"), "{err}");
         let order = Ident {
             little_endian: !native.little_endian,
             ..native
         };
-        let err = order.check_native().expect_err("other byte order");
+        let err = order
+            .check_native()
+            .expect_err("other byte order")
+            .to_string();
         assert!(
             err.contains("big-endian") && err.contains("little-endian"),
             "{err}"
@@ -667,7 +634,8 @@ mod tests {
                 ..native
             }
             .check_shared_object()
-            .expect_err("not ET_DYN");
+            .expect_err("not ET_DYN")
+            .to_string();
             assert!(err.contains(word) && err.ends_with("not a shared library (ET_DYN)"));
         }
     }

@@ -254,6 +254,33 @@ pub fn niccs_environment(cpu: usize) -> Vec<(String, serde_json::Value)> {
     niccs_environment_with_probe(cpu).0
 }
 
+/// The CPU's model name from `/proc/cpuinfo`, else the environment's.
+fn cpu_model(cpuinfo: &str, cpu: usize) -> Option<String> {
+    cpuinfo
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == "model name").then(|| v.trim().to_string())
+        })
+        .or_else(|| Some(crate::env::collect(Some(cpu)).cpu_model))
+}
+
+/// The machine's model: the device tree's, else the DMI product name.
+fn machine_model() -> Option<String> {
+    read("/sys/firmware/devicetree/base/model")
+        .map(|m| m.trim_end_matches('\0').to_string())
+        .or_else(|| read("/sys/class/dmi/id/product_name"))
+}
+
+/// The core clock measured with the hardware cycle counter, pinned to
+/// `cpu` (`None` without one, or if the pinning fails).
+fn probe_core_clock(cpu: usize) -> Option<ClockProbe> {
+    let mut counter = CycleCounter::open(false);
+    (counter.kind() == CounterKind::PerfCycles && crate::worker::pin(cpu).is_ok())
+        .then(|| clock_probe(&mut counter))
+        .flatten()
+}
+
 /// [`niccs_environment`], with the clock probe its `core_clock_*` keys come
 /// from (`None` without a hardware cycle counter).
 pub fn niccs_environment_with_probe(
@@ -263,24 +290,7 @@ pub fn niccs_environment_with_probe(
     let s = |v: Option<String>| v.map_or(Value::Null, Value::String);
     let cpufreq = format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq");
     let cpuinfo = read("/proc/cpuinfo").unwrap_or_default();
-    let cpu_model = cpuinfo
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            (k.trim() == "model name").then(|| v.trim().to_string())
-        })
-        .or_else(|| Some(crate::env::collect(Some(cpu)).cpu_model));
-    let machine = read("/sys/firmware/devicetree/base/model")
-        .map(|m| m.trim_end_matches('\0').to_string())
-        .or_else(|| read("/sys/class/dmi/id/product_name"));
-    let memory_total_kib = crate::env::memory_total_kib();
-    let os = crate::env::os_name();
-    let probe = {
-        let mut counter = CycleCounter::open(false);
-        (counter.kind() == CounterKind::PerfCycles && crate::worker::pin(cpu).is_ok())
-            .then(|| clock_probe(&mut counter))
-            .flatten()
-    };
+    let probe = probe_core_clock(cpu);
     let clock = probe
         .as_ref()
         .map(|p| (p.min_hz, p.max_hz, p.iqr_hz, p.median_hz));
@@ -288,8 +298,8 @@ pub fn niccs_environment_with_probe(
     let pairs: Vec<(&str, Value)> = vec![
         ("hostname", s(read("/proc/sys/kernel/hostname"))),
         ("architecture", Value::from(std::env::consts::ARCH)),
-        ("cpu_model", s(cpu_model)),
-        ("machine", s(machine)),
+        ("cpu_model", s(cpu_model(&cpuinfo, cpu))),
+        ("machine", s(machine_model())),
         ("cpu_number", Value::from(cpu)),
         (
             "logical_cpus_online",
@@ -301,9 +311,9 @@ pub fn niccs_environment_with_probe(
         ),
         (
             "memory_total_kib",
-            memory_total_kib.map_or(Value::Null, Value::from),
+            crate::env::memory_total_kib().map_or(Value::Null, Value::from),
         ),
-        ("os", s(os)),
+        ("os", s(crate::env::os_name())),
         ("kernel", s(read("/proc/sys/kernel/osrelease"))),
         ("compiler", Value::from(crate::env::BUILD_RUSTC)),
         ("cmake", Value::Null),

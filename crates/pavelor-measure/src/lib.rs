@@ -8,7 +8,7 @@
 //! * [`env`](mod@env) — the machine and the build; [`host`] — the NICCS harness's
 //!   host checks (fixed clock, SMT, counter).
 //! * [`ops`] — what is measured (Pavelor per backend, comparison hashes,
-//!   the [`iccs_helpers`] baselines).
+//!   the ICCS baselines of `pavelor-iccs-helpers`).
 //! * [`protocol`] — what the campaign and a worker process tell each other.
 //! * [`worker`] — the measured process (one trial).
 //! * [`campaign`] — calibration, trials, aggregation; [`utc`] — one
@@ -28,9 +28,9 @@ pub mod campaign;
 pub mod clock;
 pub mod elf;
 pub mod env;
+pub mod error;
 pub mod host;
 pub mod hw;
-pub mod iccs_helpers;
 pub mod isolate;
 pub mod library;
 pub mod ops;
@@ -38,3 +38,5 @@ pub mod page_end;
 pub mod protocol;
 pub mod utc;
 pub mod worker;
+
+pub use error::Error;

@@ -6,7 +6,7 @@ use std::fmt;
 use pavelor::{Algorithm, Available, Backend, InstanceFn, Variant};
 use serde::{Deserialize, Serialize};
 
-use crate::iccs_helpers::Helper;
+use pavelor_iccs_helpers::Helper;
 
 /// A hash implementation to measure, as one-shot calls `H(msg)`. In JSON
 /// it is its [`id`](Operation::id).
@@ -140,11 +140,22 @@ impl From<Operation> for String {
     }
 }
 
-impl TryFrom<String> for Operation {
-    type Error = String;
+/// A task id or subject record that names nothing this build measures.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnknownTask {
+    /// An operation id that is not one of this build.
+    #[error("'{0}' is not an operation of this build")]
+    Operation(String),
+    /// A library instance name that is not a Pavelor instance.
+    #[error("'{0}' is not a Pavelor instance")]
+    Instance(String),
+}
 
-    fn try_from(id: String) -> Result<Self, String> {
-        Operation::from_id(&id).ok_or_else(|| format!("'{id}' is not an operation of this build"))
+impl TryFrom<String> for Operation {
+    type Error = UnknownTask;
+
+    fn try_from(id: String) -> Result<Self, UnknownTask> {
+        Operation::from_id(&id).ok_or(UnknownTask::Operation(id))
     }
 }
 
@@ -183,6 +194,15 @@ impl Subject {
             Subject::Lib { name, alg, .. } => {
                 format!("lib-{name}.{}", alg.name().to_ascii_lowercase())
             }
+        }
+    }
+
+    /// The name of the library (`--lib NAME=PATH`) this subject is an
+    /// instance of; `None` for a built-in operation.
+    pub fn library(&self) -> Option<&str> {
+        match self {
+            Subject::Lib { name, .. } => Some(name),
+            Subject::Op(_) => None,
         }
     }
 
@@ -245,9 +265,9 @@ impl From<Subject> for SubjectRecord {
 }
 
 impl TryFrom<SubjectRecord> for Subject {
-    type Error = String;
+    type Error = UnknownTask;
 
-    fn try_from(r: SubjectRecord) -> Result<Self, String> {
+    fn try_from(r: SubjectRecord) -> Result<Self, UnknownTask> {
         match r {
             SubjectRecord::Op { op } => Ok(Subject::Op(op)),
             SubjectRecord::Lib {
@@ -259,7 +279,7 @@ impl TryFrom<SubjectRecord> for Subject {
                 path,
                 alg: instance
                     .parse()
-                    .map_err(|_| format!("'{instance}' is not a Pavelor instance"))?,
+                    .map_err(|_| UnknownTask::Instance(instance))?,
             }),
         }
     }

@@ -21,6 +21,23 @@
 use memmap2::MmapMut;
 use nix::unistd::{SysconfVar, sysconf};
 
+/// Why a message could not be placed at the end of its memory.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// `sysconf(PAGE_SIZE)` gave no power of two.
+    #[error("the page size is unknown")]
+    PageSizeUnknown,
+    /// The anonymous mapping that holds the message failed.
+    #[error("an anonymous mapping of {bytes} bytes: {source}")]
+    Map {
+        /// The mapping's length.
+        bytes: usize,
+        /// Why `mmap` failed.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 /// A copy of a message whose end is a page boundary, followed by one
 /// mapped page that nothing has touched.
 pub struct PageEndMessage {
@@ -33,17 +50,19 @@ pub struct PageEndMessage {
 impl PageEndMessage {
     /// Copies `msg` into a new private anonymous mapping so that it ends at
     /// the start of the mapping's last page, which stays untouched.
-    pub fn new(msg: &[u8]) -> Result<Self, String> {
+    pub fn new(msg: &[u8]) -> Result<Self, Error> {
         let page = sysconf(SysconfVar::PAGE_SIZE)
             .ok()
             .flatten()
             .and_then(|p| usize::try_from(p).ok())
             .filter(|p| p.is_power_of_two())
-            .ok_or("the page size is unknown")?;
+            .ok_or(Error::PageSizeUnknown)?;
         let body = msg.len().div_ceil(page) * page;
         // A new mapping starts at a page boundary, so offset `body` is one.
-        let mut map = MmapMut::map_anon(body + page)
-            .map_err(|e| format!("an anonymous mapping of {} bytes: {e}", body + page))?;
+        let mut map = MmapMut::map_anon(body + page).map_err(|source| Error::Map {
+            bytes: body + page,
+            source,
+        })?;
         let start = body - msg.len();
         // Writing the message touches only the pages it occupies.
         map[start..body].copy_from_slice(msg);

@@ -15,6 +15,46 @@ use crate::protocol::{
     distinct_message, message,
 };
 
+/// Why the worker could not set itself up: reading the CPUs it may run
+/// on, pinning, or making its answer channel private.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The CPU number does not fit a CPU set.
+    #[cfg(target_os = "linux")]
+    #[error("cpu {cpu}: {source}")]
+    CpuOutOfRange {
+        /// The CPU asked for.
+        cpu: usize,
+        /// What `CpuSet::set` said.
+        #[source]
+        source: nix::Error,
+    },
+    /// `sched_setaffinity` failed.
+    #[cfg(target_os = "linux")]
+    #[error("pinning to cpu {cpu}: {source}")]
+    Pin {
+        /// The CPU asked for.
+        cpu: usize,
+        /// Why the call failed.
+        #[source]
+        source: nix::Error,
+    },
+    /// `sched_getaffinity` failed.
+    #[cfg(target_os = "linux")]
+    #[error("sched_getaffinity: {0}")]
+    Affinity(#[source] nix::Error),
+    /// This system has no pinning here.
+    #[error("pinning is only implemented on Linux")]
+    PinUnsupported,
+    /// Descriptor 1 could not be duplicated for the answer.
+    #[error("cannot duplicate stdout: {0}")]
+    DuplicateStdout(#[source] std::io::Error),
+    /// Descriptor 1 could not be pointed at standard error.
+    #[cfg(unix)]
+    #[error("cannot point stdout at stderr: {0}")]
+    RedirectStdout(#[source] nix::Error),
+}
+
 fn status_kib(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with(field))?;
@@ -22,30 +62,30 @@ fn status_kib(field: &str) -> Option<u64> {
 }
 
 /// Pins the calling thread to `cpu`.
-pub fn pin(cpu: usize) -> Result<(), String> {
+pub fn pin(cpu: usize) -> Result<(), Error> {
     #[cfg(target_os = "linux")]
     {
         use nix::sched::{CpuSet, sched_setaffinity};
         use nix::unistd::Pid;
         let mut set = CpuSet::new();
-        set.set(cpu).map_err(|e| format!("cpu {cpu}: {e}"))?;
-        sched_setaffinity(Pid::from_raw(0), &set).map_err(|e| format!("pinning to cpu {cpu}: {e}"))
+        set.set(cpu)
+            .map_err(|source| Error::CpuOutOfRange { cpu, source })?;
+        sched_setaffinity(Pid::from_raw(0), &set).map_err(|source| Error::Pin { cpu, source })
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = cpu;
-        Err("pinning is only implemented on Linux".into())
+        Err(Error::PinUnsupported)
     }
 }
 
 /// The CPUs this process may run on (`sched_getaffinity`), ascending.
-pub fn allowed_cpus() -> Result<Vec<usize>, String> {
+pub fn allowed_cpus() -> Result<Vec<usize>, Error> {
     #[cfg(target_os = "linux")]
     {
         use nix::sched::{CpuSet, sched_getaffinity};
         use nix::unistd::Pid;
-        let set =
-            sched_getaffinity(Pid::from_raw(0)).map_err(|e| format!("sched_getaffinity: {e}"))?;
+        let set = sched_getaffinity(Pid::from_raw(0)).map_err(Error::Affinity)?;
         Ok((0..CpuSet::count())
             .filter(|&c| set.is_set(c).unwrap_or(false))
             .collect())
@@ -86,7 +126,8 @@ pub fn run(spec: &TrialSpec, nonce: u64) -> Result<TrialResult, WorkerError> {
 
 fn run_trial(spec: &TrialSpec) -> Result<TrialResult, WorkerError> {
     if let Some(cpu) = spec.cpu {
-        pin(cpu)?;
+        // The answer carries the failure as text across the process boundary.
+        pin(cpu).map_err(|e| WorkerError::Failed(e.to_string()))?;
     }
     if let Some(target) = &spec.lib {
         return run_lib(spec, target);
@@ -287,19 +328,18 @@ fn timed(spec: &TrialSpec, slots: usize, mut call: impl FnMut(&[u8], usize) -> i
 /// library prints (a constructor's or `CryptHash`'s `printf`, flushed at
 /// exit after our answer) goes to stderr and cannot corrupt the answer.
 #[cfg(unix)]
-fn answer_channel() -> Result<Box<dyn std::io::Write>, String> {
+fn answer_channel() -> Result<Box<dyn std::io::Write>, Error> {
     use std::os::fd::AsFd;
     let private = std::io::stdout()
         .as_fd()
         .try_clone_to_owned()
-        .map_err(|e| format!("cannot duplicate stdout: {e}"))?;
-    nix::unistd::dup2_stdout(std::io::stderr())
-        .map_err(|e| format!("cannot point stdout at stderr: {e}"))?;
+        .map_err(Error::DuplicateStdout)?;
+    nix::unistd::dup2_stdout(std::io::stderr()).map_err(Error::RedirectStdout)?;
     Ok(Box::new(std::fs::File::from(private)))
 }
 
 #[cfg(not(unix))]
-fn answer_channel() -> Result<Box<dyn std::io::Write>, String> {
+fn answer_channel() -> Result<Box<dyn std::io::Write>, Error> {
     Ok(Box::new(std::io::stdout()))
 }
 

@@ -68,7 +68,7 @@ fn three_gib_files_are_identified_in_bounded_memory() {
     assert_eq!(id.size, SIZE);
     assert_eq!(id.sha256.len(), 64);
     assert!(id.static_bytes > 0 && !id.exported.is_empty(), "{id:?}");
-    let err = identify(&big_text).expect_err("not ELF");
+    let err = identify(&big_text).expect_err("not ELF").to_string();
     assert_eq!(
         err,
         format!(

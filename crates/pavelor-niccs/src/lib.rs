@@ -24,6 +24,8 @@
 //!   on, in one place: `repr(float)`, `format(x, ".3g")`, `f"{x:.1f}"`,
 //!   `sum`, `int / int`, `statistics.median` ([`py_median`]),
 //!   `math.isclose`, `int()`, and `str()`, `==` and truthiness of a value.
+//! * [`stats`] — every figure derived from trials: per call, per byte, MB/s,
+//!   medians, means and variances, Student and Welch intervals.
 //!
 //! ```no_run
 //! use pavelor_niccs::{self as niccs, Dataset, PageContext};
@@ -49,6 +51,7 @@ pub mod json;
 pub mod python;
 pub mod render;
 pub mod schema;
+pub mod stats;
 pub mod validate;
 pub mod value;
 

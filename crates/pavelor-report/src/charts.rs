@@ -7,9 +7,9 @@ use pavelor::Algorithm;
 use crate::config::ANCHORS_64K;
 use crate::results::RunResults;
 use crate::rows::Family;
-use crate::svg_chart::{self, Bound, Marker, Series, Style};
-use pavelor_measure::iccs_helpers::Helper;
+use pavelor_iccs_helpers::Helper;
 use pavelor_measure::ops::{Operation, Subject};
+use pavelor_pages::svg_chart::{self, Bound, Marker, Series, Style};
 
 /// The chart file of an instance.
 pub fn chart_name(alg: Algorithm) -> String {

@@ -71,36 +71,96 @@ pub fn implementation_plain(variant: &str) -> String {
 
 /// [`implementation_plain`] as Markdown text.
 pub fn implementation_words(variant: &str) -> String {
-    crate::html::markdown_text(&implementation_plain(variant))
+    pavelor_pages::html::markdown_text(&implementation_plain(variant))
 }
 
 /// Why a directory is not a harness run pavelor can show.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum HarnessRefusal {
     /// It could not be read, or the harness validator's rules refuse it:
     /// one line naming the directory or file and the problem.
-    Rules(String),
+    #[error(transparent)]
+    Rules(#[from] RulesRefusal),
     /// It passes the validator's rules, but a record is not one pavelor
     /// can show (an unknown instance, no cycles), or it has no `hash-22`
     /// figure.
+    #[error("passes the harness validator's rules, but {file}: {problem}")]
     Pavelor {
         /// The record (dataset-relative), or the directory.
         file: String,
         /// What is wrong.
-        problem: String,
+        #[source]
+        problem: FigureRefusal,
     },
 }
 
-impl std::fmt::Display for HarnessRefusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            HarnessRefusal::Rules(e) => f.write_str(e),
-            HarnessRefusal::Pavelor { file, problem } => write!(
-                f,
-                "passes the harness validator's rules, but {file}: {problem}"
-            ),
-        }
-    }
+/// Why a directory is not a harness dataset by the harness validator's
+/// rules.
+#[derive(Debug, thiserror::Error)]
+pub enum RulesRefusal {
+    /// It could not be read within the reading limits (the message names
+    /// the file).
+    #[error(transparent)]
+    Unreadable(#[from] niccs::Error),
+    /// The harness validator's rules refuse it.
+    #[error("{}: {problem}", dir.display())]
+    Rule {
+        /// The directory.
+        dir: PathBuf,
+        /// The first rule it breaks.
+        problem: niccs::Problem,
+    },
+    /// It passes the rules but its files do not make a dataset.
+    #[error("{}: {source}", dir.display())]
+    Dataset {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        source: niccs::Error,
+    },
+}
+
+/// Why pavelor cannot show a harness dataset that passes the validator's
+/// rules: a record it cannot show, or no figure at all.
+#[derive(Debug, thiserror::Error)]
+pub enum FigureRefusal {
+    /// A record's instance is not a Pavelor instance.
+    #[error(
+        "instance {label:?} is not a Pavelor instance (Pavelor-512, Pavelor-768 or Pavelor-1024)"
+    )]
+    NotAnInstance {
+        /// The record's instance (or label).
+        label: String,
+    },
+    /// A record's message length does not fit this machine's `usize`.
+    #[error("{source}")]
+    Size {
+        /// The record's `input_bytes`.
+        input_bytes: u64,
+        /// Why.
+        source: std::num::TryFromIntError,
+    },
+    /// A record has no mean cycles.
+    #[error(
+        "no mean_cycles (measured without a cycle counter); pavelor shows a harness dataset's figures in its cycles"
+    )]
+    NoMeanCycles,
+    /// A record has no throughput.
+    #[error("no throughput_MB_per_second")]
+    NoThroughput,
+    /// The dataset has no figure to show.
+    #[error("no complete {CANDIDATE} hash record: nothing of Pavelor to show")]
+    NoFigure,
+}
+
+/// Why a harness dataset's page could not be rendered.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", dir.display())]
+pub struct PageError {
+    /// The dataset's directory.
+    pub dir: PathBuf,
+    /// Why.
+    pub source: niccs::Error,
 }
 
 /// A checked harness dataset.
@@ -122,12 +182,17 @@ impl HarnessRun {
     /// validator's rules. The error is one line naming the directory and
     /// the first problem.
     pub fn check(dir: &Path, limits: &Limits) -> Result<HarnessRun, HarnessRefusal> {
-        let rules = HarnessRefusal::Rules;
-        let evidence = Evidence::read(dir, limits).map_err(|e| rules(e.to_string()))?;
+        let evidence = Evidence::read(dir, limits).map_err(RulesRefusal::Unreadable)?;
         let summary = niccs::validate::check_evidence(&evidence, &niccs::CheckOptions::default())
-            .map_err(|p| rules(format!("{}: {p}", dir.display())))?;
-        let dataset = Dataset::from_evidence(&evidence)
-            .map_err(|e| rules(format!("{}: {e}", dir.display())))?;
+            .map_err(|problem| RulesRefusal::Rule {
+            dir: dir.to_path_buf(),
+            problem,
+        })?;
+        let dataset =
+            Dataset::from_evidence(&evidence).map_err(|source| RulesRefusal::Dataset {
+                dir: dir.to_path_buf(),
+                source,
+            })?;
         let mut figures = Vec::new();
         for (path, rec) in &dataset.records {
             // A hash of the empty message has no figure per byte.
@@ -147,7 +212,7 @@ impl HarnessRun {
         if figures.is_empty() {
             return Err(HarnessRefusal::Pavelor {
                 file: dir.display().to_string(),
-                problem: format!("no complete {CANDIDATE} hash record: nothing of Pavelor to show"),
+                problem: FigureRefusal::NoFigure,
             });
         }
         Ok(HarnessRun {
@@ -175,13 +240,16 @@ impl HarnessRun {
 
     /// The processor (`environment_at_start.cpu_model`), as Markdown text.
     pub fn processor(&self) -> String {
-        crate::html::markdown_text(self.environment("cpu_model").unwrap_or("(not recorded)"))
+        pavelor_pages::html::markdown_text(
+            self.environment("cpu_model").unwrap_or("(not recorded)"),
+        )
     }
 
     /// The machine (`environment_at_start.machine`), if recorded, as
     /// Markdown text.
     pub fn machine(&self) -> Option<String> {
-        self.environment("machine").map(crate::html::markdown_text)
+        self.environment("machine")
+            .map(pavelor_pages::html::markdown_text)
     }
 
     /// The architecture's wording (`AArch64`, `x86-64`), if recorded.
@@ -222,9 +290,11 @@ impl HarnessRun {
     /// The harness's `hash-22` page for this dataset, as `pavelor report
     /// --render` prints it, with the summary and method links pointing to
     /// `summary` and `method` and the evidence intro `evidence`.
-    pub fn page(&self, summary: &str, method: &str, evidence: &str) -> Result<String, String> {
-        let mut ctx = PageContext::for_dataset(&self.dataset)
-            .map_err(|e| format!("{}: {e}", self.dir.display()))?;
+    pub fn page(&self, summary: &str, method: &str, evidence: &str) -> Result<String, PageError> {
+        let mut ctx = PageContext::for_dataset(&self.dataset).map_err(|source| PageError {
+            dir: self.dir.clone(),
+            source,
+        })?;
         ctx.summary_link = summary.to_string();
         ctx.method_link = method.to_string();
         ctx.evidence_intro = evidence.to_string();
@@ -232,16 +302,15 @@ impl HarnessRun {
     }
 }
 
-fn figure(rec: &Record) -> Result<HarnessFigure, String> {
+fn figure(rec: &Record) -> Result<HarnessFigure, FigureRefusal> {
     let label = rec.instance.as_deref().unwrap_or(&rec.label);
-    let alg: Algorithm = label
-        .parse()
-        .map_err(|_| {
-            format!(
-                "instance {label:?} is not a Pavelor instance (Pavelor-512, Pavelor-768 or Pavelor-1024)"
-            )
-        })?;
-    let size = usize::try_from(rec.input_bytes).map_err(|e| e.to_string())?;
+    let alg: Algorithm = label.parse().map_err(|_| FigureRefusal::NotAnInstance {
+        label: label.to_string(),
+    })?;
+    let size = usize::try_from(rec.input_bytes).map_err(|source| FigureRefusal::Size {
+        input_bytes: rec.input_bytes,
+        source,
+    })?;
     let trials = rec.trials.as_deref().unwrap_or_default();
     let per_call = |f: &dyn Fn(&niccs::Trial) -> f64| -> Vec<f64> {
         trials
@@ -253,12 +322,10 @@ fn figure(rec: &Record) -> Result<HarnessFigure, String> {
         alg,
         size,
         variant: rec.variant.clone(),
-        mean_cycles: rec.mean_cycles.ok_or(
-            "no mean_cycles (measured without a cycle counter); pavelor shows a harness dataset's figures in its cycles",
-        )?,
+        mean_cycles: rec.mean_cycles.ok_or(FigureRefusal::NoMeanCycles)?,
         mb_per_s: rec
             .throughput_mb_per_second
-            .ok_or("no throughput_MB_per_second")?,
+            .ok_or(FigureRefusal::NoThroughput)?,
         trial_cycles: per_call(&|t| t.cycles as f64),
         trial_seconds: per_call(&|t| t.seconds),
     })

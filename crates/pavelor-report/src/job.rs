@@ -1,27 +1,50 @@
-//! The report job: functional tests, then the measurements, then the
-//! files (`records/`, `report.md`, the charts, `report.html`).
+//! The report job: the checks, the functional tests and the libraries'
+//! gates, then the plan of the figures handed to the campaign
+//! ([`pavelor_measure::campaign::run_figures`]), watched through its
+//! observer, then the records and pages (`records/`, `report.md`, the
+//! charts, `report.html`) from the campaign's result.
 
 use std::path::PathBuf;
 
 use pavelor::{Algorithm, Available};
-use pavelor_measure::aes_probe::{AesBound, aes_probe, probe_again};
-use pavelor_measure::campaign::{FaultKind, Measurement, measure};
+use pavelor_measure::aes_probe::aes_probe;
+use pavelor_measure::campaign::{FiguresPlan, Method, Observer, run_figures, settle_libraries};
 use pavelor_measure::elf::static_size;
 use pavelor_measure::env::{Emulation, collect};
 use pavelor_measure::host;
-use pavelor_measure::library::gate::{self, GateConfig, LibGate, LibStatus};
+use pavelor_measure::library::gate::{self, GateConfig, LibGate};
 use pavelor_measure::ops::{Operation, Subject};
 use pavelor_measure::protocol::WorkerCommand;
 use pavelor_measure::utc::UtcTime;
 
 use crate::config::{Config, Progress};
-use crate::results::{FigureFailure, RunResults};
+use crate::results::RunResults;
 use crate::{kat, niccs_dataset, records, validate};
+
+/// Why a report job stopped before its report was written.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A check before measuring failed.
+    #[error(transparent)]
+    Validate(#[from] validate::Error),
+    /// `--require-fixed-host` and the host has these problems.
+    #[error(
+        "refusing to measure on an unfixed host (--require-fixed-host): {}",
+        .0.join("; ")
+    )]
+    UnfixedHost(Vec<String>),
+    /// `--niccs-subject` names nothing measured.
+    #[error(transparent)]
+    NiccsSubject(#[from] niccs_dataset::Error),
+    /// The records could not be written.
+    #[error(transparent)]
+    Records(#[from] records::Error),
+}
 
 /// Runs the whole job and writes the report. Returns the campaign; the
 /// report is written also when KATs or libraries fail (it says FAIL at
 /// the top), so check [`RunResults::failed`].
-pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<RunResults, String> {
+pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<RunResults, Error> {
     let mut notes = validate::validate(config)?;
     if let Err(e) = pavelor_measure::isolate::become_subreaper() {
         notes.push(format!(
@@ -31,10 +54,8 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
     let cpu = config.method.cpu.unwrap_or(0);
     let (first_check, host_problems) = host::check("measure", cpu);
     if config.require_fixed_host && !host_problems.is_empty() {
-        let list: Vec<&str> = host_problems.iter().map(|p| p.text.as_str()).collect();
-        return Err(format!(
-            "refusing to measure on an unfixed host (--require-fixed-host): {}",
-            list.join("; ")
+        return Err(Error::UnfixedHost(
+            host_problems.iter().map(|p| p.text.clone()).collect(),
         ));
     }
     let best_backend = Available::best().backend();
@@ -64,106 +85,20 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
             "no memory limit on the workers: this run is emulated, and the emulator reserves more address space than the limit".into(),
         );
     }
-    progress(Progress::Phase(
-        "C libraries: probe, KATs, bad input",
-        config.libs.len() as u64,
-    ));
-    let gate_config = GateConfig {
-        kat_dir: config.kat_dir.clone(),
-        kat_2_33: config.kat_2_33,
-        timeout: std::time::Duration::from_secs_f64(config.method.timeout_s.max(0.1)),
-        kats: true,
-        loop_not_run: emulation.map(|_| gate::KAT_LOOP_EMULATED.to_string()),
-        memory_bytes: method.worker_memory_bytes,
-    };
-    let libs: Vec<LibGate> = config
-        .libs
-        .iter()
-        .map(|l| {
-            let g = gate::run(&worker, l, &gate_config, &mut |_| {});
-            progress(Progress::Step(&format!("{}: {}", l.name, g.status.label())));
-            g
-        })
-        .collect();
+    let libs = run_gates(config, &worker, &method, emulation.is_some(), progress);
 
     let subjects = subjects(config, &libs);
-    let jobs: Vec<(&Subject, usize)> = subjects
-        .iter()
-        .flat_map(|s| config.sizes.iter().map(move |&n| (s, n)))
-        .collect();
-    progress(Progress::Phase("performance", jobs.len() as u64));
-    let mut measurements = Vec::new();
-    let mut failures = Vec::new();
-    let mut lib_spent: std::collections::HashMap<String, f64> = Default::default();
-    let mut leftovers_before = pavelor_measure::campaign::leftovers_killed();
-    for (subject, size) in jobs {
-        progress(Progress::Step(&format!("{subject} {size} B")));
-        let lib = match subject {
-            Subject::Lib { name, .. } => Some(name.clone()),
-            Subject::Op(_) => None,
-        };
-        // A library that already failed a figure gets no more: it has a
-        // status of its own and no figure.
-        if let Some(name) = &lib
-            && failures
-                .iter()
-                .any(|f: &FigureFailure| f.op.starts_with(&format!("lib-{name}.")))
-        {
-            failures.push(FigureFailure {
-                op: subject.id(),
-                size,
-                kind: FaultKind::Error,
-                error: "not measured: the library failed an earlier figure".into(),
-            });
-            continue;
-        }
-        if let Some(name) = &lib
-            && lib_spent.get(name).copied().unwrap_or(0.0) >= config.lib_budget_s
-        {
-            failures.push(FigureFailure {
-                op: subject.id(),
-                size,
-                kind: FaultKind::Timeout,
-                error: format!(
-                    "the library's budget of {} s (--lib-budget) ran out before {} at {size} B",
-                    config.lib_budget_s,
-                    subject.id()
-                ),
-            });
-            continue;
-        }
-        let t0 = std::time::Instant::now();
-        let force_ticks = config.method.force_ticks;
-        let mut again = || probe_again(force_ticks);
-        let mut bound = probe.as_mut().map(|p| AesBound::new(p, &mut again));
-        match measure(
-            &worker,
-            &method,
-            subject,
-            size,
-            bound.as_mut(),
-            fixed_clock_hz,
-        ) {
-            Ok(m) => measurements.push(m),
-            Err(fault) => failures.push(FigureFailure {
-                op: subject.id(),
-                size,
-                kind: fault.kind,
-                error: fault.message,
-            }),
-        }
-        let leftovers = pavelor_measure::campaign::leftovers_killed() - leftovers_before;
-        leftovers_before += leftovers;
-        if leftovers > 0 {
-            notes.push(format!(
-                "{leftovers} process(es) left behind by the workers of {subject} at {size} B were found and killed"
-            ));
-        }
-        if let Some(name) = lib {
-            *lib_spent.entry(name).or_default() += t0.elapsed().as_secs_f64();
-        }
-    }
-    let libs = settle_libraries(libs, &mut measurements, &failures);
+    let plan = FiguresPlan {
+        worker: &worker,
+        method: &method,
+        subjects: &subjects,
+        sizes: &config.sizes,
+        lib_budget_s: config.lib_budget_s,
+        fixed_clock_hz,
+    };
+    let mut figures = run_figures(&plan, &mut probe, &mut Watch(progress));
+    let libs = settle_libraries(libs, &subjects, &mut figures);
+    notes.append(&mut figures.notes);
     host_checks.push(host::check("measure-end", cpu).0);
     let niccs_environment_end = host::niccs_environment(cpu);
     let finish = UtcTime::now();
@@ -175,8 +110,8 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
         libs,
         probe,
         subjects,
-        measurements,
-        failures,
+        measurements: figures.measurements,
+        failures: figures.failures,
         static_size: static_size(&config.measured_exe).ok(),
         emulation,
         notes,
@@ -195,23 +130,49 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
     Ok(campaign)
 }
 
-/// A library that passed the gate keeps PASS only if every figure of it
-/// was measured: the first failed figure gives it its status and reason,
-/// and its figures are dropped.
-fn settle_libraries(
-    mut libs: Vec<LibGate>,
-    measurements: &mut Vec<Measurement>,
-    failures: &[FigureFailure],
+/// Every `--lib` through its gate (probe, KATs, bad input), one progress
+/// step per library. `emulated`: the KAT loop is not run.
+fn run_gates(
+    config: &Config,
+    worker: &WorkerCommand,
+    method: &Method,
+    emulated: bool,
+    progress: &mut dyn FnMut(Progress<'_>),
 ) -> Vec<LibGate> {
-    for g in libs.iter_mut().filter(|g| g.status == LibStatus::Pass) {
-        let prefix = format!("lib-{}.", g.spec.name);
-        if let Some(f) = failures.iter().find(|f| f.op.starts_with(&prefix)) {
-            g.status = LibStatus::of_fault(f.kind);
-            g.detail = f.error.clone();
-            measurements.retain(|m| !m.op.starts_with(&prefix));
-        }
+    progress(Progress::Phase(
+        "C libraries: probe, KATs, bad input",
+        config.libs.len() as u64,
+    ));
+    let gate_config = GateConfig {
+        kat_dir: config.kat_dir.clone(),
+        kat_2_33: config.kat_2_33,
+        timeout: std::time::Duration::from_secs_f64(config.method.timeout_s.max(0.1)),
+        kats: true,
+        loop_not_run: emulated.then(|| gate::KAT_LOOP_EMULATED.to_string()),
+        memory_bytes: method.worker_memory_bytes,
+    };
+    config
+        .libs
+        .iter()
+        .map(|l| {
+            let g = gate::run(worker, l, &gate_config, &mut |_| {});
+            progress(Progress::Step(&format!("{}: {}", l.name, g.status.label())));
+            g
+        })
+        .collect()
+}
+
+/// The report's progress callback as an observer of the campaign.
+struct Watch<'a>(&'a mut dyn FnMut(Progress<'_>));
+
+impl Observer for Watch<'_> {
+    fn phase(&mut self, name: &str, steps: u64) {
+        (self.0)(Progress::Phase(name, steps));
     }
-    libs
+
+    fn step(&mut self, text: &str) {
+        (self.0)(Progress::Step(text));
+    }
 }
 
 /// Everything to measure, in report order: per instance the Rust

@@ -1,6 +1,5 @@
 //! What people read of a pavelor measurement: the report job and its
-//! files, the site that merges several machines' reports, and
-//! `pavelor bench`.
+//! files, and the site that merges several machines' reports.
 //!
 //! The measuring itself (trials in separate processes, cycle counters,
 //! C-library isolation) is [`pavelor_measure`]'s; the NICCS harness's
@@ -24,7 +23,8 @@
 //! * [`niccs_dataset`] — the campaign as a dataset in the harness's layout.
 //! * [`records`] — the JSON evidence, at the paths of [`record_files`];
 //!   [`charts`] the report's SVG charts,
-//!   drawn by [`svg_chart`]; [`html`] — `report.html`.
+//!   drawn by `pavelor_pages::svg_chart`; `report.html` by
+//!   `pavelor_pages::html`.
 //! * [`reload`] — a report directory read back from its records, rendered
 //!   again and compared with its files.
 //! * [`harness_run`] — a dataset the NICCS harness published, checked by its
@@ -33,17 +33,13 @@
 //!   into one static site.
 //! * [`compare`](mod@compare) — two report directories' figures paired, with
 //!   the 95% interval of each ratio and a verdict (`pavelor compare`).
-//! * [`bench`](mod@bench) — `pavelor bench`: everything side by side in one process.
 
 #![forbid(unsafe_code)]
 
-pub mod bench;
 pub mod charts;
 pub mod compare;
 pub mod config;
 pub mod harness_run;
-pub mod html;
-pub mod interval;
 pub mod job;
 pub mod kat;
 pub mod niccs_dataset;
@@ -55,7 +51,6 @@ pub mod results;
 pub mod rows;
 pub mod sections;
 pub mod site;
-pub mod svg_chart;
 pub mod validate;
 
 pub use config::{ANCHORS_32B, ANCHORS_64K, Config, DEFAULT_LIB_BUDGET_S, Progress, SIZES};

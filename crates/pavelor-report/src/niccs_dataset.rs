@@ -23,6 +23,54 @@ use pavelor_niccs::{
 /// The candidate id of Pavelor in the NGCC tables.
 pub const CANDIDATE: &str = "hash-22";
 
+/// Why the NICCS dataset of a campaign could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// `--niccs-subject` (or `--baseline`) names neither a `--lib` nor a
+    /// backend.
+    #[error("--niccs-subject {0}: neither a --lib NAME nor a backend")]
+    UnknownSubject(String),
+    /// A value of the machine's description is not JSON the schema takes.
+    #[error("environment {key}: {source}")]
+    Environment {
+        /// The description's key.
+        key: String,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// The measured file could not be read for its SHA-256.
+    #[error("{}: {source}", path.display())]
+    Unreadable {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The subject is a `--lib` the campaign did not gate.
+    #[error("--lib {name} is not in this campaign")]
+    LibraryNotInCampaign {
+        /// The library's `--lib` NAME.
+        name: String,
+    },
+    /// The subject is a `--lib` whose file could not be read for its
+    /// identity.
+    #[error("--lib {name}: the library could not be read")]
+    LibraryUnread {
+        /// The library's `--lib` NAME.
+        name: String,
+    },
+    /// A record's statistics could not be derived from its processes.
+    #[error("{source}")]
+    Statistics {
+        /// The record's instance.
+        instance: &'static str,
+        /// The record's message length, bytes.
+        size: usize,
+        /// Why.
+        source: niccs::Error,
+    },
+}
+
 /// What the dataset describes: a Rust backend, or a `--lib` library.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NiccsSubject {
@@ -36,7 +84,7 @@ impl NiccsSubject {
     /// The subject a configuration names: `--niccs-subject`, else
     /// `--baseline`, else the first `--lib`, else the default backend. A
     /// name is a `--lib` NAME or a backend name.
-    pub fn of(config: &Config, best: Backend) -> Result<Self, String> {
+    pub fn of(config: &Config, best: Backend) -> Result<Self, Error> {
         let named = config
             .niccs_subject
             .as_ref()
@@ -49,9 +97,7 @@ impl NiccsSubject {
             }
             Some(n) => match Backend::from_name(n) {
                 Some(b) => Ok(NiccsSubject::Backend(b)),
-                None => Err(format!(
-                    "--niccs-subject {n}: neither a --lib NAME nor a backend"
-                )),
+                None => Err(Error::UnknownSubject(n.clone())),
             },
         }
     }
@@ -80,7 +126,7 @@ impl NiccsSubject {
             }
             NiccsSubject::Library(n) => format!(
                 "the ICCS `CryptHash` library {} (`--lib`)",
-                crate::html::markdown_code(n)
+                pavelor_pages::html::markdown_code(n)
             ),
         }
     }
@@ -94,20 +140,27 @@ impl NiccsSubject {
     }
 }
 
-fn json_obj(pairs: Vec<(String, serde_json::Value)>) -> Result<JsonObject, String> {
+/// The machine's description as a JSON object of the schema.
+fn json_obj(pairs: Vec<(String, serde_json::Value)>) -> Result<JsonObject, Error> {
     let mut o = OrderedMap::new();
     for (k, v) in pairs {
-        let v: Json = serde_json::from_value(v).map_err(|e| format!("environment {k}: {e}"))?;
+        let v: Json = match serde_json::from_value(v) {
+            Ok(v) => v,
+            Err(source) => return Err(Error::Environment { key: k, source }),
+        };
         o.insert(k, v);
     }
     Ok(o)
 }
 
 /// SHA-256 of a file, streamed.
-fn file_sha256(path: &Path) -> Result<String, String> {
+fn file_sha256(path: &Path) -> Result<String, Error> {
     use sha2::Digest;
     use std::io::Read;
-    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+    let err = |source: std::io::Error| Error::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    };
     let mut f = std::fs::File::open(path).map_err(err)?;
     let mut h = sha2::Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
@@ -179,7 +232,7 @@ fn kat_log(
 }
 
 /// The campaign's dataset for its subject.
-pub fn dataset(config: &Config, c: &RunResults) -> Result<Dataset, String> {
+pub fn dataset(config: &Config, c: &RunResults) -> Result<Dataset, Error> {
     let subject = NiccsSubject::of(config, c.best_backend)?;
     let variant = subject.variant();
     // The file that holds the measured code, with what the campaign already
@@ -198,11 +251,11 @@ pub fn dataset(config: &Config, c: &RunResults) -> Result<Dataset, String> {
                 .libs
                 .iter()
                 .find(|g| &g.spec.name == n)
-                .ok_or_else(|| format!("--lib {n} is not in this campaign"))?;
+                .ok_or_else(|| Error::LibraryNotInCampaign { name: n.clone() })?;
             let id = gate
                 .identity
                 .as_ref()
-                .ok_or_else(|| format!("--lib {n}: the library could not be read"))?;
+                .ok_or_else(|| Error::LibraryUnread { name: n.clone() })?;
             (
                 gate.spec.path.clone(),
                 "as-given",
@@ -303,7 +356,12 @@ pub fn dataset(config: &Config, c: &RunResults) -> Result<Dataset, String> {
                 .zip(m.trial_wall_s.iter().copied().chain(std::iter::repeat(0.0)))
                 .map(|(t, wall)| process(alg, &variant, m, t, wall))
                 .collect();
-            r.derive_from_processes().map_err(|e| e.to_string())?;
+            r.derive_from_processes()
+                .map_err(|source| Error::Statistics {
+                    instance: label,
+                    size: m.size,
+                    source,
+                })?;
             ds.insert_record(r);
         }
     }

@@ -4,7 +4,7 @@
 //! so that every figure it shows has its record. [`crate::reload`] reads
 //! them back.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use pavelor_kat::atomic_file::atomic_write;
 use serde::{Deserialize, Serialize};
@@ -146,15 +146,64 @@ pub struct RunRecord {
     pub clock_rule: bool,
 }
 
-fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), String> {
-    let path = dir.join(name);
-    atomic_write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+/// Why the records of a run could not be made or written.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A measurement is of no subject the run measured.
+    #[error("a measurement of nothing measured")]
+    NothingMeasured {
+        /// The measurement's task id.
+        op: String,
+        /// Its message length, bytes.
+        size: usize,
+    },
+    /// A record could not be serialised to JSON.
+    #[error("{source}")]
+    Serialize {
+        /// The record's file name, relative to the output directory.
+        name: String,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// A file could not be written.
+    #[error("{}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The run's NICCS dataset could not be made.
+    #[error(transparent)]
+    Dataset(#[from] crate::niccs_dataset::Error),
+    /// The run's NICCS dataset could not be written.
+    #[error("{source}")]
+    WriteDataset {
+        /// The dataset's directory.
+        dir: PathBuf,
+        /// Why.
+        source: pavelor_niccs::Error,
+    },
 }
 
-fn json<T: Serialize>(v: &T) -> Result<Vec<u8>, String> {
-    let mut s = serde_json::to_vec_pretty(v).map_err(|e| e.to_string())?;
+fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), Error> {
+    let path = dir.join(name);
+    atomic_write(&path, bytes).map_err(|source| Error::Write { path, source })
+}
+
+/// `v` as the pretty JSON of the record `name`, with a final newline.
+fn json<T: Serialize>(name: &str, v: &T) -> Result<Vec<u8>, Error> {
+    let mut s = serde_json::to_vec_pretty(v).map_err(|source| Error::Serialize {
+        name: name.to_string(),
+        source,
+    })?;
     s.push(b'\n');
     Ok(s)
+}
+
+/// Writes `v` as the JSON record `name` under `dir`.
+fn write_json<T: Serialize>(dir: &Path, name: &str, v: &T) -> Result<(), Error> {
+    write_file(dir, name, &json(name, v)?)
 }
 
 /// What a record says about its subject: (algorithm, implementation,
@@ -258,12 +307,15 @@ pub fn figure_record(
     config: &Config,
     c: &RunResults,
     m: &Measurement,
-) -> Result<FigureRecord, String> {
-    let subject = c
-        .subjects
-        .iter()
-        .find(|s| s.id() == m.op)
-        .ok_or("a measurement of nothing measured")?;
+) -> Result<FigureRecord, Error> {
+    let subject =
+        c.subjects
+            .iter()
+            .find(|s| s.id() == m.op)
+            .ok_or_else(|| Error::NothingMeasured {
+                op: m.op.clone(),
+                size: m.size,
+            })?;
     let (algorithm, implementation, backend, library) = describe(c, subject);
     Ok(FigureRecord {
         schema: FIGURE_SCHEMA.into(),
@@ -287,31 +339,34 @@ pub fn figure_record(
 }
 
 /// Writes every record, the charts and `report.md`.
-pub fn write(config: &Config, c: &RunResults) -> Result<(), String> {
+pub fn write(config: &Config, c: &RunResults) -> Result<(), Error> {
     let dir = &config.out_dir;
     for m in &c.measurements {
-        write_file(dir, &record_name(m), &json(&figure_record(config, c, m)?)?)?;
+        write_json(dir, &record_name(m), &figure_record(config, c, m)?)?;
     }
     for g in &c.libs {
-        write_file(dir, &library_record_name(&g.spec.name), &json(g)?)?;
+        write_json(dir, &library_record_name(&g.spec.name), g)?;
     }
     if !c.failures.is_empty() {
-        write_file(dir, FAILURES, &json(&c.failures)?)?;
+        write_json(dir, FAILURES, &c.failures)?;
     }
-    write_file(dir, KAT, &json(&c.kat)?)?;
-    write_file(dir, ENVIRONMENT, &json(&c.environment)?)?;
-    write_file(dir, HOST_CHECKS, &json(&c.host_checks)?)?;
+    write_json(dir, KAT, &c.kat)?;
+    write_json(dir, ENVIRONMENT, &c.environment)?;
+    write_json(dir, HOST_CHECKS, &c.host_checks)?;
     if let Some(p) = &c.probe {
-        write_file(dir, AES_PROBE, &json(p)?)?;
+        write_json(dir, AES_PROBE, p)?;
     }
     if let Some(s) = &c.static_size {
-        write_file(dir, STATIC_SIZE, &json(s)?)?;
+        write_json(dir, STATIC_SIZE, s)?;
     }
-    write_file(dir, RUN_RECORD, &json(&run_record(config, c))?)?;
-    write_file(dir, LIBRARIES, &json(&libraries_file(c))?)?;
+    write_json(dir, RUN_RECORD, &run_record(config, c))?;
+    write_json(dir, LIBRARIES, &libraries_file(c))?;
     let ds = crate::niccs_dataset::dataset(config, c)?;
-    ds.write(&dir.join("niccs").join(&config.system_id))
-        .map_err(|e| e.to_string())?;
+    let niccs_dir = dir.join("niccs").join(&config.system_id);
+    ds.write(&niccs_dir).map_err(|source| Error::WriteDataset {
+        dir: niccs_dir,
+        source,
+    })?;
     // The pages last, the charts before the pages that show them.
     let mut files = crate::render::rendered_files(config, c, &ds);
     files.sort_by_key(|(name, _)| !name.ends_with(".svg"));

@@ -7,7 +7,8 @@ use pavelor_niccs as niccs;
 
 use crate::config::Config;
 use crate::results::RunResults;
-use crate::{charts, html, niccs_dataset, rows, sections};
+use crate::{charts, niccs_dataset, rows, sections};
+use pavelor_pages::html;
 
 /// How pavelor's page differs from the harness's in what the dataset does
 /// not say: its system, links, evidence paths and subject.

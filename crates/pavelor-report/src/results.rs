@@ -3,7 +3,7 @@
 
 use pavelor::Backend;
 use pavelor_measure::aes_probe::AesProbe;
-use pavelor_measure::campaign::{FaultKind, Measurement};
+use pavelor_measure::campaign::Measurement;
 use pavelor_measure::elf::StaticSize;
 use pavelor_measure::env::Environment;
 use pavelor_measure::host::{HostCheckResult, HostProblem};
@@ -12,20 +12,7 @@ use pavelor_measure::ops::Subject;
 
 use crate::kat::KatResult;
 
-/// A figure that could not be measured (a worker failed, crashed or hung,
-/// or its answer failed a check).
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct FigureFailure {
-    /// [`Subject::id`].
-    pub op: String,
-    /// Message length.
-    pub size: usize,
-    /// The kind of failure.
-    #[serde(default)]
-    pub kind: FaultKind,
-    /// What happened.
-    pub error: String,
-}
+pub use pavelor_measure::campaign::FigureFailure;
 
 /// Everything a report is made from.
 pub struct RunResults {

@@ -73,7 +73,6 @@ impl<W: Write> Ctx<W> {
             }
         };
 
-        let print = !args.status;
         let mut t = Tally::default();
         let delim = if args.zero { b'\0' } else { b'\n' };
         let mut line = Vec::new();
@@ -121,6 +120,15 @@ impl<W: Write> Ctx<W> {
             }
         }
         self.check_batch(args, &display, &mut batch, &mut t)?;
+        self.conclude(args, &display, t)
+    }
+
+    /// The verdict on one sums file from its counts, with GNU's warnings
+    /// (unless --status): no well-formed line, improperly formatted lines,
+    /// unreadable files, mismatched digests, and with --ignore-missing no
+    /// file verified.
+    fn conclude(&mut self, args: &SumArgs, display: &str, t: Tally) -> io::Result<bool> {
+        let print = !args.status;
         let Tally {
             good_lines,
             bad_lines,

@@ -241,10 +241,6 @@ fn lanes<'a, V: Variant>(
     bufs: &mut Vec<Vec<u8>>,
     first: (usize, &'a Job),
 ) -> Option<(usize, &'a Job)> {
-    let send = |i: usize, r: Outcome| {
-        // A closed channel: nobody wants results any more.
-        let _ = tx.send((i, r));
-    };
     let mut h = LaneHasher::<V>::with_backend(shared.backend);
     let n = h.lanes();
     let chunk = shared.chunk - shared.chunk % V::RATE;
@@ -261,59 +257,8 @@ fn lanes<'a, V: Variant>(
         if shared.stop.load(Ordering::Relaxed) {
             return None;
         }
-        // Start jobs in the idle lanes.
-        for (lane, slot) in slots.iter_mut().enumerate() {
-            while slot.is_none() && held.is_none() {
-                let Some((i, job)) = next.take().or_else(|| shared.take()) else {
-                    break;
-                };
-                if job.alg.name() != V::NAME {
-                    held = Some((i, job));
-                    break;
-                }
-                match open_file(&job.path) {
-                    Ok(file) => {
-                        if let Err(e) = h.start(lane) {
-                            send(i, Err(io::Error::other(e)));
-                        } else {
-                            *slot = Some(Slot {
-                                idx: i,
-                                file,
-                                fill: 0,
-                            });
-                        }
-                    }
-                    Err(e) => send(i, Err(e)),
-                }
-            }
-        }
-        // Fill every busy lane's buffer; finish the files that end.
-        let mut idle = 0;
-        for (lane, (slot, buf)) in slots.iter_mut().zip(bufs.iter_mut()).enumerate() {
-            let Some(s) = slot else {
-                idle += 1;
-                continue;
-            };
-            match fill_up(&mut s.file, &mut buf[..chunk], s.fill) {
-                Ok(fill) if fill == chunk => s.fill = fill,
-                Ok(fill) => {
-                    let r = h
-                        .finish(lane, &buf[..fill])
-                        .map(|d| d[..].to_vec())
-                        .map_err(io::Error::other);
-                    send(s.idx, r);
-                    *slot = None;
-                    idle += 1;
-                }
-                Err(e) => {
-                    // Wipes the lane's state.
-                    drop(h.detach(lane));
-                    send(s.idx, Err(e));
-                    *slot = None;
-                    idle += 1;
-                }
-            }
-        }
+        start_jobs(shared, tx, &mut h, &mut slots, &mut next, &mut held);
+        let idle = fill_lanes(tx, &mut h, &mut slots, bufs, chunk);
         if idle == n {
             return held;
         }
@@ -330,7 +275,7 @@ fn lanes<'a, V: Variant>(
                 .find_map(|(l, s)| s.take().map(|s| (l, s)))
             {
                 let r = single::<V>(&mut h, lane, s.file, &mut bufs[lane][..chunk]);
-                send(s.idx, r);
+                send(tx, s.idx, r);
             }
             return held;
         }
@@ -345,7 +290,7 @@ fn lanes<'a, V: Variant>(
             for (lane, slot) in slots.iter_mut().enumerate() {
                 if let Some(s) = slot.take() {
                     drop(h.detach(lane));
-                    send(s.idx, Err(io::Error::other(e)));
+                    send(tx, s.idx, Err(io::Error::other(e)));
                 }
             }
             continue;
@@ -354,6 +299,91 @@ fn lanes<'a, V: Variant>(
             s.fill = 0;
         }
     }
+}
+
+/// Sends the outcome of job `i`; a closed channel (nobody wants results
+/// any more) is ignored.
+fn send(tx: &mpsc::Sender<(usize, Outcome)>, i: usize, r: Outcome) {
+    let _ = tx.send((i, r));
+}
+
+/// Starts jobs in the idle lanes of `h`: `next`, then jobs taken from
+/// `shared`, until every lane is busy, the work runs out or a job of
+/// another instance comes up (left in `held`, not started). A file that
+/// cannot be opened, or a lane that cannot start, fails its job at once.
+fn start_jobs<'a, V: Variant>(
+    shared: &'a Shared,
+    tx: &mpsc::Sender<(usize, Outcome)>,
+    h: &mut LaneHasher<V>,
+    slots: &mut [Option<Slot>],
+    next: &mut Option<(usize, &'a Job)>,
+    held: &mut Option<(usize, &'a Job)>,
+) {
+    for (lane, slot) in slots.iter_mut().enumerate() {
+        while slot.is_none() && held.is_none() {
+            let Some((i, job)) = next.take().or_else(|| shared.take()) else {
+                break;
+            };
+            if job.alg.name() != V::NAME {
+                *held = Some((i, job));
+                break;
+            }
+            match open_file(&job.path) {
+                Ok(file) => {
+                    if let Err(e) = h.start(lane) {
+                        send(tx, i, Err(io::Error::other(e)));
+                    } else {
+                        *slot = Some(Slot {
+                            idx: i,
+                            file,
+                            fill: 0,
+                        });
+                    }
+                }
+                Err(e) => send(tx, i, Err(e)),
+            }
+        }
+    }
+}
+
+/// Fills every busy lane's buffer (the first `chunk` bytes of its entry
+/// in `bufs`) from its file; a file that ends is finished and its digest
+/// sent, one that fails to read is detached and its error sent. Returns
+/// the number of idle lanes afterwards.
+fn fill_lanes<V: Variant>(
+    tx: &mpsc::Sender<(usize, Outcome)>,
+    h: &mut LaneHasher<V>,
+    slots: &mut [Option<Slot>],
+    bufs: &mut [Vec<u8>],
+    chunk: usize,
+) -> usize {
+    let mut idle = 0;
+    for (lane, (slot, buf)) in slots.iter_mut().zip(bufs.iter_mut()).enumerate() {
+        let Some(s) = slot else {
+            idle += 1;
+            continue;
+        };
+        match fill_up(&mut s.file, &mut buf[..chunk], s.fill) {
+            Ok(fill) if fill == chunk => s.fill = fill,
+            Ok(fill) => {
+                let r = h
+                    .finish(lane, &buf[..fill])
+                    .map(|d| d[..].to_vec())
+                    .map_err(io::Error::other);
+                send(tx, s.idx, r);
+                *slot = None;
+                idle += 1;
+            }
+            Err(e) => {
+                // Wipes the lane's state.
+                drop(h.detach(lane));
+                send(tx, s.idx, Err(e));
+                *slot = None;
+                idle += 1;
+            }
+        }
+    }
+    idle
 }
 
 /// Moves the message of `lane` (whose full buffer `buf` is not absorbed

@@ -6,6 +6,7 @@ use pavelor::Algorithm;
 
 use super::report::Failure;
 use crate::embedded::{self, Answers, Expected};
+use crate::error::Error;
 use crate::format::encode_hex_upper;
 use crate::suite::KatKind;
 
@@ -15,13 +16,13 @@ pub(super) fn compare_official(
     alg: Algorithm,
     got: &[u8],
     expected: Expected,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     if got.len() != alg.output_len() {
-        return Err(format!(
-            "the implementation returned {} digest bytes, {alg} has {}",
-            got.len(),
-            alg.output_len()
-        ));
+        return Err(Error::DigestLength {
+            algorithm: alg,
+            got: got.len(),
+            want: alg.output_len(),
+        });
     }
     if expected.matches(got) {
         return Ok(());
@@ -30,11 +31,11 @@ pub(super) fn compare_official(
         Expected::Full(_) => ("official Dst", got.len()),
         Expected::Prefix(p) => ("official Dst starts", p.len()),
     };
-    Err(format!(
-        "Dst differs from the official answer: {what} {}, computed {}",
-        encode_hex_upper(expected.bytes()),
-        encode_hex_upper(&got[..n.min(got.len())])
-    ))
+    Err(Error::DiffersFromOfficial {
+        what,
+        official: encode_hex_upper(expected.bytes()),
+        computed: encode_hex_upper(&got[..n.min(got.len())]),
+    })
 }
 
 /// The answer of record `index` of file `kind`, compared with `got`
@@ -44,8 +45,10 @@ pub(super) fn check_answer(
     kind: KatKind,
     index: usize,
     got: &[u8],
-) -> Result<(), String> {
-    let expected = answers.expected(kind, index).ok_or("no embedded answer")?;
+) -> Result<(), Error> {
+    let expected = answers
+        .expected(kind, index)
+        .ok_or(Error::NoEmbeddedAnswer { kind, index })?;
     compare_official(answers.algorithm(), got, expected)
 }
 

@@ -12,6 +12,7 @@ use super::schedule::{check_shape, long_source, official_msg_len, tag};
 use crate::digests::{long_digest, loop_digest};
 use crate::drng::Drng;
 use crate::embedded::{Answers, Expected};
+use crate::error::Error;
 use crate::format::{self, Located, Record, encode_hex_upper};
 use crate::implementation::Implementation;
 use crate::suite::{KatKind, LOOP_ITERATIONS};
@@ -45,31 +46,13 @@ pub fn check_file_bytes(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Report {
     let mut report = Report::new(alg, kind);
-    if text.len() as u64 > max_file_bytes(kind) {
-        return report.fail(Failure::of_file(format!(
-            "{} bytes, more than any official KAT file of its kind ({} bytes); refused",
-            text.len(),
-            max_file_bytes(kind)
-        )));
-    }
-    let records = match format::parse(text) {
+    let records = match canonical_records(kind, text) {
         Ok(r) => r,
-        Err(e) => {
-            return report.fail(Failure {
-                record: None,
-                line: Some(e.line),
-                msg_len: None,
-                reason: e.message,
-            });
-        }
+        Err(f) => return report.fail(f),
     };
-    if let Err(f) = canonical_layout(text, &records) {
-        return report.fail(f);
-    }
     let answers = Answers::of(alg);
     let mut drng = Drng::new(&kind.seed());
     let n = report.total;
-    let bytes = official_msg_len(kind, 0).div_ceil(8);
     for i in 0..n.max(records.len()) {
         let want_len = official_msg_len(kind, i);
         let Some(located) = records.get(i) else {
@@ -99,7 +82,7 @@ pub fn check_file_bytes(
         }
         let fail = |reason: String| Failure::of_record(i, line, record.msg_len(), reason);
         if let Err(reason) = check_shape(alg, kind, i, record, &mut drng) {
-            return report.fail(fail(reason));
+            return report.fail(fail(reason.to_string()));
         }
         let expected = match answers.expected(kind, i) {
             Some(e) => e,
@@ -116,33 +99,7 @@ pub fn check_file_bytes(
                 }
             )));
         }
-        let computed = match record {
-            Record::Full(r) if kind == KatKind::Loop => {
-                let total = u64::from(LOOP_ITERATIONS);
-                loop_digest(imp, alg, &r.msg, LOOP_ITERATIONS, &mut |k| {
-                    progress(k, total)
-                })
-            }
-            Record::Full(r) => imp.digest(alg, &r.msg, r.msg_len),
-            Record::Long(r) => {
-                let base = i as u64 * bytes;
-                long_digest(imp, alg, &long_source(kind, i), r.msg_len, &mut |done| {
-                    progress(base + done, 3 * bytes)
-                })
-                .and_then(|long| {
-                    if long.head != r.exp_head || long.tail != r.exp_tail {
-                        Err(format!(
-                            "Msg_Exp differs from the message: it starts {} and ends {}",
-                            encode_hex_upper(&long.head),
-                            encode_hex_upper(&long.tail)
-                        ))
-                    } else {
-                        Ok(long.digest)
-                    }
-                })
-            }
-        };
-        match computed {
+        match compute_digest(imp, alg, kind, i, record, progress) {
             Ok(d) if d.as_slice() == record.dst() => {}
             Ok(d) => {
                 return report.fail(fail(format!(
@@ -151,7 +108,7 @@ pub fn check_file_bytes(
                     encode_hex_upper(&d)
                 )));
             }
-            Err(e) => return report.fail(fail(e)),
+            Err(e) => return report.fail(fail(e.to_string())),
         }
         report.passed += 1;
         if kind == KatKind::Kat2_12 {
@@ -163,6 +120,67 @@ pub fn check_file_bytes(
         return report.fail(f);
     }
     report
+}
+
+/// Parses `text` into its records, refusing a file larger than any
+/// official one of `kind`, a format error and a non-canonical layout.
+fn canonical_records(kind: KatKind, text: &[u8]) -> Result<Vec<Located>, Failure> {
+    if text.len() as u64 > max_file_bytes(kind) {
+        return Err(Failure::of_file(format!(
+            "{} bytes, more than any official KAT file of its kind ({} bytes); refused",
+            text.len(),
+            max_file_bytes(kind)
+        )));
+    }
+    let records = format::parse(text).map_err(|e| Failure {
+        record: None,
+        line: Some(e.line),
+        msg_len: None,
+        reason: e.message,
+    })?;
+    canonical_layout(text, &records)?;
+    Ok(records)
+}
+
+/// Computes the digest of record `i` with `imp`: the Monte-Carlo loop for
+/// [`KatKind::Loop`], the streamed message of a long record (whose first
+/// and last 8 bytes must match the record's `Exp_Head`/`Exp_Tail`), the
+/// record's own message otherwise. `progress` sees the loop iterations or
+/// the bytes streamed over the file's three long records.
+fn compute_digest(
+    imp: &mut dyn Implementation,
+    alg: Algorithm,
+    kind: KatKind,
+    i: usize,
+    record: &Record,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Vec<u8>, Error> {
+    match record {
+        Record::Full(r) if kind == KatKind::Loop => {
+            let total = u64::from(LOOP_ITERATIONS);
+            loop_digest(imp, alg, &r.msg, LOOP_ITERATIONS, &mut |k| {
+                progress(k, total)
+            })
+        }
+        Record::Full(r) => imp
+            .digest(alg, &r.msg, r.msg_len)
+            .map_err(Error::Implementation),
+        Record::Long(r) => {
+            let bytes = official_msg_len(kind, 0).div_ceil(8);
+            let base = i as u64 * bytes;
+            let long = long_digest(imp, alg, &long_source(kind, i), r.msg_len, &mut |done| {
+                progress(base + done, 3 * bytes)
+            })?;
+            if long.head != r.exp_head || long.tail != r.exp_tail {
+                Err(Error::StreamedExpMismatch {
+                    head: encode_hex_upper(&long.head),
+                    tail: encode_hex_upper(&long.tail),
+                })
+            } else {
+                Ok(long.digest)
+            }
+        }
+    }
 }
 
 /// The file must be exactly what the official writer produces for its

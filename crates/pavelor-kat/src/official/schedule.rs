@@ -7,6 +7,7 @@ use pavelor::Algorithm;
 
 use crate::digests::MAX_LONG_BITS;
 use crate::drng::Drng;
+use crate::error::Error;
 use crate::format::{Record, encode_hex_upper};
 use crate::suite::{KatKind, LOOP_MSG_BITS, LongSource};
 
@@ -51,41 +52,41 @@ pub(super) fn check_shape(
     i: usize,
     record: &Record,
     drng: &mut Drng,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let want_len = official_msg_len(kind, i);
     if matches!(record, Record::Long(_)) && record.msg_len() > MAX_LONG_BITS {
-        return Err(format!(
-            "Msg_Len {} exceeds the verifier's limit of {MAX_LONG_BITS} bits \
-             (record {} of an official {} file has Msg_Len = {want_len})",
-            record.msg_len(),
-            i + 1,
-            tag(kind)
-        ));
+        return Err(Error::MsgLenOverLimit {
+            msg_len: record.msg_len(),
+            limit: MAX_LONG_BITS,
+            record: i + 1,
+            tag: tag(kind),
+            official: want_len,
+        });
     }
     if record.msg_len() != want_len {
-        return Err(format!(
-            "Msg_Len is {}, but record {} of an official {} file has Msg_Len = {want_len}",
-            record.msg_len(),
-            i + 1,
-            tag(kind)
-        ));
+        return Err(Error::MsgLenMismatch {
+            msg_len: record.msg_len(),
+            record: i + 1,
+            tag: tag(kind),
+            official: want_len,
+        });
     }
     if record.dst_len() != alg.output_bits() {
-        return Err(format!(
-            "Dst_Len is {}, but {alg} digests have {} bits",
-            record.dst_len(),
-            alg.output_bits()
-        ));
+        return Err(Error::DstLenMismatch {
+            dst_len: record.dst_len(),
+            algorithm: alg,
+            want: alg.output_bits(),
+        });
     }
     match (kind, record) {
         (KatKind::Kat2_12, Record::Full(r)) => {
             if drng.generate(r.msg_len) != r.msg {
-                return Err("Msg is not the DRNG output for this record".into());
+                return Err(Error::MsgNotDrng);
             }
         }
         (KatKind::Loop, Record::Full(r)) => {
             if Drng::new(&kind.seed()).generate(LOOP_MSG_BITS) != r.msg {
-                return Err("Msg is not the 8192-bit DRNG message of KAT_Loop".into());
+                return Err(Error::LoopMsgNotDrng);
             }
         }
         (KatKind::Kat2_23 | KatKind::Kat2_33, Record::Long(r)) => {
@@ -114,27 +115,24 @@ pub(super) fn check_shape(
                         "not an official seed".to_string()
                     }
                 };
-                return Err(format!(
-                    "Msg_Seed is {}, but record {} is {what} (Msg_Seed {})",
-                    describe(&r.seed),
-                    i + 1,
-                    describe(&want_seed)
-                ));
+                return Err(Error::SeedMismatch {
+                    found: describe(&r.seed),
+                    record: i + 1,
+                    message: what,
+                    official: describe(&want_seed),
+                });
             }
             if r.exp_head != head || tail.is_some_and(|t| t != r.exp_tail) {
-                return Err(format!(
-                    "Msg_Exp {} .... {} is not {what} expected as record {}",
-                    encode_hex_upper(&r.exp_head),
-                    encode_hex_upper(&r.exp_tail),
-                    i + 1
-                ));
+                return Err(Error::ExpMismatch {
+                    head: encode_hex_upper(&r.exp_head),
+                    tail: encode_hex_upper(&r.exp_tail),
+                    message: what,
+                    record: i + 1,
+                });
             }
         }
         _ => {
-            return Err(format!(
-                "record layout does not belong in a {} file",
-                tag(kind)
-            ));
+            return Err(Error::LayoutMismatch { tag: tag(kind) });
         }
     }
     Ok(())

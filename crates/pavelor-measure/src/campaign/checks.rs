@@ -40,41 +40,84 @@ impl Measurement {
     /// that the trials followed it: `t1` is the calibration's time, the
     /// plan is [`Method::plan`]'s, and there are `trials` trials of
     /// `iterations_per_trial` calls each. The error says what differs.
-    pub fn check_plan(&self, method: &Method) -> Result<(), String> {
+    pub fn check_plan(&self, method: &Method) -> Result<(), PlanMismatch> {
         let t1 = timed_seconds(&self.calibration);
         let p = &self.plan;
         if p.calibration_seconds != t1 {
-            return Err(format!(
-                "plan.calibration_seconds is {} but the calibration took {t1} s",
-                p.calibration_seconds
-            ));
+            return Err(PlanMismatch::CalibrationSeconds {
+                recorded: p.calibration_seconds,
+                timed: t1,
+            });
         }
         let want = method.plan(t1, p.calibration_setup_seconds);
         if *p != want {
-            return Err(format!(
-                "the plan is not the method's for a {t1} s calibration ({} x {} calls planned, {} x {} recorded)",
-                want.trials, want.iterations_per_trial, p.trials, p.iterations_per_trial
-            ));
+            return Err(PlanMismatch::NotTheMethods {
+                calibration_s: t1,
+                planned: (want.trials, want.iterations_per_trial),
+                recorded: (p.trials, p.iterations_per_trial),
+            });
         }
         if self.trials.len() as u64 != p.trials {
-            return Err(format!(
-                "{} trials recorded, {} planned",
-                self.trials.len(),
-                p.trials
-            ));
+            return Err(PlanMismatch::TrialCount {
+                recorded: self.trials.len(),
+                planned: p.trials,
+            });
         }
         if let Some(t) = self
             .trials
             .iter()
             .find(|t| t.calls != p.iterations_per_trial)
         {
-            return Err(format!(
-                "a trial of {} calls, {} planned",
-                t.calls, p.iterations_per_trial
-            ));
+            return Err(PlanMismatch::TrialCalls {
+                calls: t.calls,
+                planned: p.iterations_per_trial,
+            });
         }
         Ok(())
     }
+}
+
+/// How a measurement's trials differ from its method's plan
+/// ([`Measurement::check_plan`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlanMismatch {
+    /// The plan's calibration time is not the calibration's.
+    #[error("plan.calibration_seconds is {recorded} but the calibration took {timed} s")]
+    CalibrationSeconds {
+        /// `plan.calibration_seconds`.
+        recorded: f64,
+        /// The calibration's timed seconds.
+        timed: f64,
+    },
+    /// The plan is not [`Method::plan`]'s for the calibration.
+    #[error(
+        "the plan is not the method's for a {calibration_s} s calibration ({} x {} calls planned, {} x {} recorded)",
+        planned.0, planned.1, recorded.0, recorded.1
+    )]
+    NotTheMethods {
+        /// The calibration's timed seconds.
+        calibration_s: f64,
+        /// The method's trials and calls per trial.
+        planned: (u64, u64),
+        /// The recorded plan's trials and calls per trial.
+        recorded: (u64, u64),
+    },
+    /// The number of trials is not the plan's.
+    #[error("{recorded} trials recorded, {planned} planned")]
+    TrialCount {
+        /// Trials recorded.
+        recorded: usize,
+        /// Trials planned.
+        planned: u64,
+    },
+    /// A trial made another number of calls than planned.
+    #[error("a trial of {calls} calls, {planned} planned")]
+    TrialCalls {
+        /// The trial's calls.
+        calls: u64,
+        /// Calls per trial planned.
+        planned: u64,
+    },
 }
 
 /// A trial that ran below this share of the fixed clock lost the CPU to

@@ -2,7 +2,7 @@
 //! processes, aggregation.
 //!
 //! This module holds the types they share ([`Measurement`], [`Fault`],
-//! [`FaultKind`]); the rest is in four submodules, each re-exported here
+//! [`FaultKind`]); the rest is in five submodules, each re-exported here
 //! (every item is `campaign::X`):
 //!
 //! * `plan` — the policy: [`Method`] and its constants, the harness's
@@ -19,8 +19,12 @@
 //!   against what the campaign knows itself), the load averages, and
 //!   [`measure`]: the calibration, the trials and the reruns of disturbed
 //!   ones, then the checks.
+//! * `driver` — the campaign over many figures ([`run_figures`]): the
+//!   library budget, no more figures of a library after its first
+//!   failure, the processes left behind, and [`settle_libraries`]; a
+//!   front end watches through an [`Observer`].
 //!
-//! Order, with no cycle: `plan` → `stats` → `checks` → `run`; each uses
+//! Order, with no cycle: `plan` → `stats` → `checks` → `run` → `driver`; each uses
 //! this module's types and those before it, never one after it.
 
 use serde::{Deserialize, Serialize};
@@ -28,13 +32,17 @@ use serde::{Deserialize, Serialize};
 use crate::protocol::TrialResult;
 
 mod checks;
+mod driver;
 mod plan;
 mod run;
 mod stats;
 
 pub use checks::{
     BOUND_REPROBES, CACHED_FACTOR, CHECK_TRIALS, DISTURBED_WAIT_SHARE, IMPLAUSIBLE_BELOW_BOUND,
-    disturbance,
+    PlanMismatch, disturbance,
+};
+pub use driver::{
+    FigureFailure, FiguresPlan, FiguresResult, Observer, run_figures, settle_libraries,
 };
 pub use plan::{
     DEFAULT_OP_LIMIT_S, DEFAULT_WORKER_MEMORY_BYTES, DISTURBED_RERUNS, Method, TrialPlan,

@@ -73,7 +73,7 @@ fn run_worker(
     let nonce = nonce();
     let input = crate::protocol::nonce_line(nonce);
     let out = isolate::run_with_input(cmd, limit, Some(input.as_bytes()))
-        .map_err(|e| Fault::new(FaultKind::Error, e))?;
+        .map_err(|e| Fault::new(FaultKind::Error, e.to_string()))?;
     LEFTOVERS.fetch_add(out.leftovers_killed, std::sync::atomic::Ordering::Relaxed);
     let wall_s = out.wall.as_secs_f64();
     let what = format!("trial of {} at {} B", spec.op, spec.size);

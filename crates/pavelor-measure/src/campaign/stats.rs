@@ -1,8 +1,8 @@
 //! The figures of a [`Measurement`]: means over all timed calls, medians
 //! over the trials (Python's `statistics.median`, as the harness computes
-//! them: [`pavelor_niccs::py_median`]), throughput and memory.
+//! them), throughput and memory, each derived by [`pavelor_niccs::stats`].
 
-use pavelor_niccs::py_median;
+use pavelor_niccs::stats;
 
 use super::Measurement;
 use crate::clock::CounterKind;
@@ -10,12 +10,12 @@ use crate::protocol::TrialResult;
 
 /// Mean cycles (or ticks) per call of one trial.
 pub(super) fn cycles_per_call(t: &TrialResult) -> f64 {
-    t.cycles as f64 / t.calls.max(1) as f64
+    stats::per_call(t.cycles, t.calls)
 }
 
 /// The time of one trial's timed calls, seconds (of the calibration: `t1`).
 pub(super) fn timed_seconds(t: &TrialResult) -> f64 {
-    t.ns as f64 / 1e9
+    stats::seconds(t.ns)
 }
 
 impl Measurement {
@@ -31,7 +31,10 @@ impl Measurement {
 
     /// Mean cycles (or ticks) per call over all timed calls.
     pub fn mean_cycles(&self) -> f64 {
-        self.trials.iter().map(|t| t.cycles as f64).sum::<f64>() / self.total_calls().max(1) as f64
+        stats::mean_per_call(
+            self.trials.iter().map(|t| t.cycles as f64),
+            self.total_calls(),
+        )
     }
 
     /// Median over the trials of the AES-round throughput each trial
@@ -43,29 +46,29 @@ impl Measurement {
             .iter()
             .map(|t| t.aes_per_round)
             .collect::<Option<_>>()?;
-        py_median(&v)
+        stats::median(&v)
     }
 
     /// Mean cycles per message byte.
     pub fn cycles_per_byte(&self) -> f64 {
-        self.mean_cycles() / self.size.max(1) as f64
+        stats::per_byte(self.mean_cycles(), self.size)
     }
 
     /// Median over the trials of each trial's mean cycles per call (0
     /// without trials).
     pub fn median_trial_mean_cycles(&self) -> f64 {
         let means: Vec<f64> = self.trials.iter().map(cycles_per_call).collect();
-        py_median(&means).unwrap_or(0.0)
+        stats::median_of_per_call(&means)
     }
 
     /// Mean nanoseconds per call.
     pub fn mean_ns(&self) -> f64 {
-        self.trials.iter().map(|t| t.ns as f64).sum::<f64>() / self.total_calls().max(1) as f64
+        stats::mean_per_call(self.trials.iter().map(|t| t.ns as f64), self.total_calls())
     }
 
     /// Throughput in MB/s (10^6 bytes per second).
     pub fn mb_per_s(&self) -> f64 {
-        self.size as f64 * 1e3 / self.mean_ns().max(f64::MIN_POSITIVE)
+        stats::mb_per_s(self.size, self.mean_ns())
     }
 
     /// Largest baseline RSS over the trials, KiB.

@@ -1,8 +1,10 @@
 //! The worker's memory limit: set in its environment by the parent, and
 //! applied by the worker to itself (see the parent module's "Memory
-//! limit"). Uses no sibling module.
+//! limit"). Uses `error`.
 
 use std::process::Command;
+
+use super::error::Error;
 
 /// The environment variable through which [`set_memory_limit`] tells a
 /// worker its address-space limit, in bytes (a decimal number), for
@@ -22,7 +24,7 @@ pub fn set_memory_limit(cmd: &mut Command, bytes: u64) {
 /// for, or the current hard limit if that is lower; `None` when no limit
 /// was asked for. An unreadable value, or a system without `RLIMIT_AS`,
 /// is an error.
-pub fn apply_own_limits() -> Result<Option<u64>, String> {
+pub fn apply_own_limits() -> Result<Option<u64>, Error> {
     match std::env::var_os(MEMORY_LIMIT_ENV) {
         None => Ok(None),
         Some(value) => limit_address_space(parse_limit(&value)?).map(Some),
@@ -30,33 +32,37 @@ pub fn apply_own_limits() -> Result<Option<u64>, String> {
 }
 
 /// The bytes in a [`MEMORY_LIMIT_ENV`] value: a positive decimal number.
-fn parse_limit(value: &std::ffi::OsStr) -> Result<u64, String> {
+fn parse_limit(value: &std::ffi::OsStr) -> Result<u64, Error> {
     value
         .to_str()
         .and_then(|s| s.trim().parse::<u64>().ok())
         .filter(|&b| b > 0)
-        .ok_or_else(|| format!("{MEMORY_LIMIT_ENV}={value:?}: not a positive number of bytes"))
+        .ok_or_else(|| Error::BadMemoryLimit {
+            variable: MEMORY_LIMIT_ENV,
+            value: value.to_owned(),
+        })
 }
 
 // `rlim_t` is `u64` on most Linux targets, `c_ulong` on a few.
 #[cfg(target_os = "linux")]
 #[allow(clippy::useless_conversion)]
-fn limit_address_space(bytes: u64) -> Result<u64, String> {
+fn limit_address_space(bytes: u64) -> Result<u64, Error> {
     use nix::libc::rlim_t;
     use nix::sys::resource::{Resource, getrlimit, setrlimit};
-    let (_, hard) = getrlimit(Resource::RLIMIT_AS)
-        .map_err(|e| format!("cannot read the address-space limit: {e}"))?;
+    let (_, hard) = getrlimit(Resource::RLIMIT_AS).map_err(Error::ReadAddressSpaceLimit)?;
     let applied = rlim_t::try_from(bytes).unwrap_or(rlim_t::MAX).min(hard);
-    setrlimit(Resource::RLIMIT_AS, applied, applied)
-        .map_err(|e| format!("cannot limit the address space to {applied} bytes: {e}"))?;
+    setrlimit(Resource::RLIMIT_AS, applied, applied).map_err(|source| {
+        Error::LimitAddressSpace {
+            bytes: u64::try_from(applied).unwrap_or(u64::MAX),
+            source,
+        }
+    })?;
     Ok(u64::try_from(applied).unwrap_or(u64::MAX))
 }
 
 #[cfg(not(target_os = "linux"))]
-fn limit_address_space(bytes: u64) -> Result<u64, String> {
-    Err(format!(
-        "cannot limit the address space to {bytes} bytes: only on Linux"
-    ))
+fn limit_address_space(bytes: u64) -> Result<u64, Error> {
+    Err(Error::AddressSpaceUnsupported { bytes })
 }
 
 #[cfg(all(test, unix))]
@@ -66,8 +72,8 @@ mod tests {
     #[test]
     fn memory_limit_values() {
         use std::ffi::OsStr;
-        assert_eq!(parse_limit(OsStr::new("1048576")), Ok(1 << 20));
-        assert_eq!(parse_limit(OsStr::new(" 42 ")), Ok(42));
+        assert_eq!(parse_limit(OsStr::new("1048576")).ok(), Some(1 << 20));
+        assert_eq!(parse_limit(OsStr::new(" 42 ")).ok(), Some(42));
         assert!(parse_limit(OsStr::new("0")).is_err());
         assert!(parse_limit(OsStr::new("1G")).is_err());
         assert!(parse_limit(OsStr::new("")).is_err());

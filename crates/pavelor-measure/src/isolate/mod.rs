@@ -143,6 +143,7 @@
 #![forbid(unsafe_code)]
 
 mod capture;
+mod error;
 mod limits;
 #[cfg(target_os = "linux")]
 mod procfs;
@@ -157,6 +158,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 pub use capture::OUTPUT_CAP;
+pub use error::Error;
 pub use limits::{MEMORY_LIMIT_ENV, apply_own_limits, set_memory_limit};
 pub use sweep::{SWEEP_BUDGET, TOKEN_ENV, become_subreaper};
 
@@ -262,7 +264,7 @@ impl Ended {
 /// but no longer than a short grace after that, and at most
 /// [`OUTPUT_CAP`] bytes of each stream kept. Can be called from several
 /// threads at once: each sweep kills only its own worker's leftovers.
-pub fn run(cmd: Command, limit: Duration) -> Result<Outcome, String> {
+pub fn run(cmd: Command, limit: Duration) -> Result<Outcome, Error> {
     run_with_input(cmd, limit, None)
 }
 
@@ -275,7 +277,7 @@ pub fn run_with_input(
     mut cmd: Command,
     limit: Duration,
     input: Option<&[u8]>,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, Error> {
     cmd.stdin(if input.is_some() {
         Stdio::piped()
     } else {
@@ -296,9 +298,10 @@ pub fn run_with_input(
         // Before the spawn: the worker's descendants may be orphaned to us
         // within microseconds of it.
         let elders = Elders::now();
-        let child = cmd
-            .spawn()
-            .map_err(|e| format!("cannot start worker {:?}: {e}", cmd.get_program()))?;
+        let child = cmd.spawn().map_err(|source| Error::Spawn {
+            program: cmd.get_program().to_owned(),
+            source,
+        })?;
         if let Ok(pid) = i32::try_from(child.id()) {
             live.insert(pid);
         }

@@ -1,13 +1,14 @@
 //! Supervising a started worker until it has ended and been reaped: on
 //! Linux tracing it for its peak memory, with a `Watchdog` for its time
 //! limit, then the sweep of its leftovers; elsewhere polling it and
-//! killing its group. Uses `procfs`, `sweep` and `watchdog` (the first
-//! and last on Linux only).
+//! killing its group. Uses `error`, `procfs`, `sweep` and `watchdog`
+//! (`procfs` and `watchdog` on Linux only).
 
 use std::process::Child;
 use std::time::{Duration, Instant};
 
 use super::Ended;
+use super::error::Error;
 #[cfg(target_os = "linux")]
 use super::procfs;
 use super::sweep::{self, Elders};
@@ -47,14 +48,14 @@ pub(super) fn supervise(
     elders: &Elders,
     start: Instant,
     limit: Duration,
-) -> Result<Supervised, String> {
+) -> Result<Supervised, Error> {
     use nix::errno::Errno;
     use nix::sys::ptrace;
     use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
     let Ok(raw) = i32::try_from(child.id()) else {
         let _ = child.kill();
         let _ = child.wait();
-        return Err(format!("worker pid {} out of range", child.id()));
+        return Err(Error::PidOutOfRange { pid: child.id() });
     };
     let pid = nix::unistd::Pid::from_raw(raw);
     // Failing to trace only loses the peak memory figure.
@@ -102,12 +103,12 @@ pub(super) fn supervise(
     );
     let status = child.wait();
     if let Some(e) = wait_error {
-        return Err(format!("waiting for the worker: {e}"));
+        return Err(Error::Wait(e));
     }
     if let Some(e) = dog_error {
         return Err(e);
     }
-    let status = status.map_err(|e| format!("waiting for the worker: {e}"))?;
+    let status = status.map_err(Error::Reap)?;
     let ended = match (fired.is_some(), exit_kind(status)) {
         (true, Ended::Signaled { signal: 9 }) => Ended::TimedOut {
             seconds: limit.as_secs_f64(),
@@ -136,7 +137,7 @@ pub(super) fn supervise(
     _elders: &Elders,
     start: Instant,
     limit: Duration,
-) -> Result<Supervised, String> {
+) -> Result<Supervised, Error> {
     let pid = child.id();
     let mut pause = Duration::from_millis(1);
     let ended = loop {
@@ -161,7 +162,7 @@ pub(super) fn supervise(
                 sweep::kill_group(pid);
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("waiting for the worker: {e}"));
+                return Err(Error::Reap(e));
             }
         }
     };

@@ -2,8 +2,8 @@
 //! worker and all it forks, the set of live workers, this process's
 //! children from before a worker ([`Elders`]), becoming a subreaper, and,
 //! on Linux, the rounds that find, kill and reap leftovers (see the
-//! parent module's "What is left behind"). Uses `procfs` (on Linux) and
-//! no other sibling module.
+//! parent module's "What is left behind"). Uses `error` and `procfs` (on
+//! Linux).
 
 use std::collections::BTreeSet;
 #[cfg(target_os = "linux")]
@@ -21,6 +21,7 @@ use nix::sys::wait::{WaitPidFlag, waitpid};
 #[cfg(target_os = "linux")]
 use nix::unistd::Pid;
 
+use super::error::Error;
 #[cfg(target_os = "linux")]
 use super::procfs::{self, is_live, proc_pids, stat};
 
@@ -40,15 +41,14 @@ pub const SWEEP_BUDGET: Duration = Duration::from_secs(5);
 /// early. Elsewhere than on Linux it does nothing and says so with an
 /// error (a warning for the caller: runs then only kill the worker's
 /// process group).
-pub fn become_subreaper() -> Result<(), String> {
+pub fn become_subreaper() -> Result<(), Error> {
     #[cfg(target_os = "linux")]
     {
-        nix::sys::prctl::set_child_subreaper(true)
-            .map_err(|e| format!("cannot become a child subreaper: {e}"))
+        nix::sys::prctl::set_child_subreaper(true).map_err(Error::Subreaper)
     }
     #[cfg(not(target_os = "linux"))]
     {
-        Err("a child subreaper needs Linux: a worker's orphans will not be swept".into())
+        Err(Error::SubreaperUnsupported)
     }
 }
 

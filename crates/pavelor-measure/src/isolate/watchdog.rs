@@ -1,10 +1,11 @@
 //! The watchdog (Linux): a thread that kills the worker at its time
-//! limit, reading its memory high-water mark first. Uses `procfs` and
-//! `sweep`.
+//! limit, reading its memory high-water mark first. Uses `error`,
+//! `procfs` and `sweep`.
 
 use std::sync::mpsc::{self, Sender};
 use std::time::Instant;
 
+use super::error::Error;
 use super::procfs;
 use super::sweep::kill_worker;
 
@@ -19,7 +20,7 @@ impl Watchdog {
     /// Starts the thread that, at `deadline` (`None`: a limit beyond what
     /// an `Instant` can hold, never), reads `pid`'s `VmHWM` and kills its
     /// group and it, unless stopped first.
-    pub(super) fn start(pid: i32, deadline: Option<Instant>) -> Result<Watchdog, String> {
+    pub(super) fn start(pid: i32, deadline: Option<Instant>) -> Result<Watchdog, Error> {
         let (stop, told) = mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("pavelor-watchdog".into())
@@ -42,7 +43,7 @@ impl Watchdog {
                     }
                 }
             })
-            .map_err(|e| format!("cannot start the worker's watchdog: {e}"))?;
+            .map_err(Error::Watchdog)?;
         Ok(Watchdog { stop, thread })
     }
 

@@ -87,22 +87,6 @@ impl LibStatus {
             LibStatus::LoadError => "LOAD ERROR",
         }
     }
-
-    /// The status a figure's fault gives its library.
-    pub fn of_fault(kind: crate::campaign::FaultKind) -> Self {
-        use crate::campaign::FaultKind;
-        match kind {
-            FaultKind::Error | FaultKind::WrongDigest => LibStatus::Fail,
-            FaultKind::Crash => LibStatus::Crash,
-            FaultKind::Hang => LibStatus::Hang,
-            FaultKind::Timeout => LibStatus::Timeout,
-            FaultKind::WritesOutside => LibStatus::Overwrite,
-            FaultKind::Untrusted => LibStatus::Untrusted,
-            FaultKind::Cached => LibStatus::Cached,
-            FaultKind::Implausible => LibStatus::Implausible,
-            FaultKind::Unverified => LibStatus::Unverified,
-        }
-    }
 }
 
 /// One KAT file of one library instance.
@@ -220,7 +204,7 @@ fn ask<T: DeserializeOwned>(
     }
     let outcome = match isolate::run(cmd, limit) {
         Ok(o) => o,
-        Err(e) => return Answer::Bad(LibStatus::Fail, e),
+        Err(e) => return Answer::Bad(LibStatus::Fail, e.to_string()),
     };
     let context = last_context(&outcome.stderr);
     match outcome.ended {
@@ -328,40 +312,76 @@ pub fn run(
         status: LibStatus::Pass,
         detail: String::new(),
     };
-    let fail = |gate: &mut LibGate, status: LibStatus, detail: String| {
-        if gate.status == LibStatus::Pass {
-            gate.status = status;
-            gate.detail = detail;
-        }
+    check_identity(&mut gate);
+    if gate.status != LibStatus::Pass {
+        return gate;
+    }
+    let Some(slowest) = probe(worker, &mut gate, config, progress) else {
+        return gate;
     };
-    match identify(&spec.path) {
+    check_behaviour(worker, &mut gate, config, progress);
+    if !config.kats {
+        if gate.status == LibStatus::Pass {
+            gate.detail = format!(
+                "computes {} (probe; KATs not run)",
+                gate.instances.join(", ")
+            );
+        }
+        return gate;
+    }
+    run_kats(worker, &mut gate, config, slowest, progress);
+    if gate.status == LibStatus::Pass {
+        gate.detail = format!("computes {}; KATs pass", gate.instances.join(", "));
+    }
+    gate
+}
+
+/// Gives `gate` the status `status` and its `detail`, unless it already
+/// failed: the first failure is the verdict.
+fn fail(gate: &mut LibGate, status: LibStatus, detail: String) {
+    if gate.status == LibStatus::Pass {
+        gate.status = status;
+        gate.detail = detail;
+    }
+}
+
+/// The library file's identity, read without loading it: a LOAD ERROR
+/// when it cannot be read or exports no `CryptHash`.
+fn check_identity(gate: &mut LibGate) {
+    match identify(&gate.spec.path) {
         Ok(id) => {
             if !id.exports_crypthash() {
                 fail(
-                    &mut gate,
+                    gate,
                     LibStatus::LoadError,
                     "does not export CryptHash".into(),
                 );
             }
             gate.identity = Some(id);
         }
-        Err(e) => fail(&mut gate, LibStatus::LoadError, e),
+        Err(e) => fail(gate, LibStatus::LoadError, e.to_string()),
     }
-    if gate.status != LibStatus::Pass {
-        return gate;
-    }
-    let path = spec.path.clone();
-    progress(&format!("{}: probe", spec.name));
-    let probe: ProbeResult = match ask(
-        worker,
-        &LibTask::Probe { path: path.clone() },
-        config.timeout,
-        config.memory_bytes,
-    ) {
+}
+
+/// Probes which Pavelor instances the library computes, in a worker, and
+/// records them in `gate`. Returns the slowest time per KiB the probe saw
+/// (NaN when one was not a number), or `None` when the probe itself
+/// failed, which ends the gate.
+fn probe(
+    worker: &WorkerCommand,
+    gate: &mut LibGate,
+    config: &GateConfig,
+    progress: &mut dyn FnMut(&str),
+) -> Option<f64> {
+    progress(&format!("{}: probe", gate.spec.name));
+    let task = LibTask::Probe {
+        path: gate.spec.path.clone(),
+    };
+    let probe: ProbeResult = match ask(worker, &task, config.timeout, config.memory_bytes) {
         Answer::Ok(p) => p,
         Answer::Bad(status, what) => {
-            fail(&mut gate, status, format!("probe: {what}"));
-            return gate;
+            fail(gate, status, format!("probe: {what}"));
+            return None;
         }
     };
     for l in &probe.lengths {
@@ -369,12 +389,12 @@ pub fn run(
             Verdict::Correct => gate.instances.push(format!("Pavelor-{}", l.bits)),
             Verdict::Rejected => {}
             Verdict::Wrong => fail(
-                &mut gate,
+                gate,
                 LibStatus::Fail,
                 format!("CryptHash({}, …): {}", l.bits, l.detail),
             ),
             Verdict::Overwrite => fail(
-                &mut gate,
+                gate,
                 LibStatus::Overwrite,
                 format!("CryptHash({}, …): {}", l.bits, l.detail),
             ),
@@ -382,7 +402,7 @@ pub fn run(
     }
     if gate.instances.is_empty() {
         fail(
-            &mut gate,
+            gate,
             LibStatus::Fail,
             "computes no Pavelor instance correctly".into(),
         );
@@ -400,35 +420,45 @@ pub fn run(
             }
         });
     gate.probe = Some(probe);
+    Some(slowest)
+}
 
-    // Behaviour on bad input: for information, never part of the verdict.
-    if let Some(first) = gate
+/// The library's behaviour on bad input, with the first instance it
+/// computes: for information, never part of the verdict.
+fn check_behaviour(
+    worker: &WorkerCommand,
+    gate: &mut LibGate,
+    config: &GateConfig,
+    progress: &mut dyn FnMut(&str),
+) {
+    let Some(first) = gate
         .instances
         .first()
         .and_then(|n| n.parse::<Algorithm>().ok())
-    {
-        for check in Check::ALL {
-            progress(&format!("{}: {}", spec.name, check.call()));
-            let task = LibTask::Behaviour {
-                path: path.clone(),
-                bits: first.output_bits(),
-                check,
-            };
-            let answer = ask(worker, &task, config.timeout, config.memory_bytes);
-            gate.behaviour.push(describe_behaviour(check, answer));
-        }
+    else {
+        return;
+    };
+    for check in Check::ALL {
+        progress(&format!("{}: {}", gate.spec.name, check.call()));
+        let task = LibTask::Behaviour {
+            path: gate.spec.path.clone(),
+            bits: first.output_bits(),
+            check,
+        };
+        let answer = ask(worker, &task, config.timeout, config.memory_bytes);
+        gate.behaviour.push(describe_behaviour(check, answer));
     }
+}
 
-    // KATs, one worker per file, for every instance it computes.
-    if !config.kats {
-        if gate.status == LibStatus::Pass {
-            gate.detail = format!(
-                "computes {} (probe; KATs not run)",
-                gate.instances.join(", ")
-            );
-        }
-        return gate;
-    }
+/// The KATs, one worker per file, for every instance the library
+/// computes; `slowest` (the probe's time per KiB) sets their time limits.
+fn run_kats(
+    worker: &WorkerCommand,
+    gate: &mut LibGate,
+    config: &GateConfig,
+    slowest: f64,
+    progress: &mut dyn FnMut(&str),
+) {
     let instances: Vec<Algorithm> = gate
         .instances
         .iter()
@@ -436,67 +466,76 @@ pub fn run(
         .collect();
     for alg in instances {
         for kind in KatKind::ALL {
-            let file = kind.file_name(alg);
-            let mut k = LibKat {
-                instance: alg.name().into(),
-                file: file.clone(),
-                status: "NOT RUN".into(),
-                passed: 0,
-                total: 0,
-                detail: None,
-            };
-            if kind == KatKind::Kat2_33 && !config.kat_2_33 {
-                k.detail = Some(KAT_2_33_SKIPPED.into());
-                gate.kat.push(k);
-                continue;
-            }
-            if let (KatKind::Loop, Some(why)) = (kind, &config.loop_not_run) {
-                k.detail = Some(why.clone());
-                gate.kat.push(k);
-                continue;
-            }
-            if gate.status != LibStatus::Pass {
-                k.detail = Some("not run: the library already failed".into());
-                gate.kat.push(k);
-                continue;
-            }
-            progress(&format!("{}: {file}", spec.name));
-            let task = LibTask::Kat {
-                path: path.clone(),
-                bits: alg.output_bits(),
-                kind: String::from_utf8_lossy(kind.tag()).into_owned(),
-                file: config.kat_dir.as_ref().map(|d| d.join(&file)),
-            };
-            let answer = match kat_limit(kind, slowest, config.timeout) {
-                Some(limit) => ask::<KatFileResult>(worker, &task, limit, config.memory_bytes),
-                None => Answer::Bad(
-                    LibStatus::Fail,
-                    format!("unreadable worker answer: probe time per KiB {slowest} ns"),
-                ),
-            };
-            match answer {
-                Answer::Ok(r) => {
-                    k.passed = r.passed;
-                    k.total = r.total;
-                    k.status = if r.pass { "PASS".into() } else { "FAIL".into() };
-                    if let Some(f) = &r.failure {
-                        fail(&mut gate, LibStatus::Fail, format!("{file}: {f}"));
-                    }
-                    k.detail = r.failure;
-                }
-                Answer::Bad(status, what) => {
-                    k.status = "FAIL".into();
-                    fail(&mut gate, status, format!("{file}: {what}"));
-                    k.detail = Some(what);
-                }
-            }
+            let k = run_kat_file(worker, gate, config, slowest, alg, kind, progress);
             gate.kat.push(k);
         }
     }
-    if gate.status == LibStatus::Pass {
-        gate.detail = format!("computes {}; KATs pass", gate.instances.join(", "));
+}
+
+/// One KAT file of one instance: not run when skipped by `config` or when
+/// the library already failed; otherwise run in a worker, a failure
+/// becoming the gate's verdict if it is the first.
+fn run_kat_file(
+    worker: &WorkerCommand,
+    gate: &mut LibGate,
+    config: &GateConfig,
+    slowest: f64,
+    alg: Algorithm,
+    kind: KatKind,
+    progress: &mut dyn FnMut(&str),
+) -> LibKat {
+    let file = kind.file_name(alg);
+    let mut k = LibKat {
+        instance: alg.name().into(),
+        file: file.clone(),
+        status: "NOT RUN".into(),
+        passed: 0,
+        total: 0,
+        detail: None,
+    };
+    if kind == KatKind::Kat2_33 && !config.kat_2_33 {
+        k.detail = Some(KAT_2_33_SKIPPED.into());
+        return k;
     }
-    gate
+    if let (KatKind::Loop, Some(why)) = (kind, &config.loop_not_run) {
+        k.detail = Some(why.clone());
+        return k;
+    }
+    if gate.status != LibStatus::Pass {
+        k.detail = Some("not run: the library already failed".into());
+        return k;
+    }
+    progress(&format!("{}: {file}", gate.spec.name));
+    let task = LibTask::Kat {
+        path: gate.spec.path.clone(),
+        bits: alg.output_bits(),
+        kind: String::from_utf8_lossy(kind.tag()).into_owned(),
+        file: config.kat_dir.as_ref().map(|d| d.join(&file)),
+    };
+    let answer = match kat_limit(kind, slowest, config.timeout) {
+        Some(limit) => ask::<KatFileResult>(worker, &task, limit, config.memory_bytes),
+        None => Answer::Bad(
+            LibStatus::Fail,
+            format!("unreadable worker answer: probe time per KiB {slowest} ns"),
+        ),
+    };
+    match answer {
+        Answer::Ok(r) => {
+            k.passed = r.passed;
+            k.total = r.total;
+            k.status = if r.pass { "PASS".into() } else { "FAIL".into() };
+            if let Some(f) = &r.failure {
+                fail(gate, LibStatus::Fail, format!("{file}: {f}"));
+            }
+            k.detail = r.failure;
+        }
+        Answer::Bad(status, what) => {
+            k.status = "FAIL".into();
+            fail(gate, status, format!("{file}: {what}"));
+            k.detail = Some(what);
+        }
+    }
+    k
 }
 
 #[cfg(test)]

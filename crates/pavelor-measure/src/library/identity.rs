@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use object::read::ReadCache;
 use serde::{Deserialize, Serialize};
@@ -56,51 +56,105 @@ fn hex(bytes: &[u8]) -> String {
 /// total comes from a crafted or broken file, not from a loadable library.
 pub const MAX_STATIC_BYTES: u64 = 1 << 47;
 
-/// The sum of the segments' memory sizes, or an error if it is larger than
+/// The sum of the segments' memory sizes, or `None` if it is larger than
 /// [`MAX_STATIC_BYTES`] (or does not fit in 64 bits).
-fn static_total(segments: &[(u64, u64)]) -> Result<u64, String> {
+fn static_total(segments: &[(u64, u64)]) -> Option<u64> {
     segments
         .iter()
         .try_fold(0u64, |total, s| total.checked_add(s.1))
         .filter(|&total| total <= MAX_STATIC_BYTES)
-        .ok_or_else(|| {
-            format!(
-                "PT_LOAD segments claim more than {MAX_STATIC_BYTES} bytes of memory \
-                 (a crafted or broken ELF file)"
-            )
-        })
 }
 
 /// Why [`check_header`] refused a file. Both messages are one line and
 /// start with the path.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum HeaderError {
     /// The file cannot be opened or its first bytes cannot be read.
-    Unreadable(String),
+    #[error("{}: {source}", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// The file was read: it is not an ELF shared object this machine
     /// loads (not ELF, another machine, class or byte order, not `ET_DYN`).
-    NotLoadable(String),
+    #[error("{}: {source}", path.display())]
+    NotLoadable {
+        /// The file.
+        path: PathBuf,
+        /// What its header says.
+        #[source]
+        source: elf::Error,
+    },
 }
 
-impl std::fmt::Display for HeaderError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            HeaderError::Unreadable(m) | HeaderError::NotLoadable(m) => f.write_str(m),
-        }
-    }
+/// Why [`identify`] could not read a library file's identity. Every
+/// message is one line and starts with the path.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The header check refused the file.
+    #[error(transparent)]
+    Header(#[from] HeaderError),
+    /// Its ELF tables are broken or too large.
+    #[error("{}: {source}", path.display())]
+    Tables {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with them.
+        #[source]
+        source: elf::Error,
+    },
+    /// Its `PT_LOAD` segments add up to more than [`MAX_STATIC_BYTES`].
+    #[error(
+        "{}: PT_LOAD segments claim more than {MAX_STATIC_BYTES} bytes of memory \
+         (a crafted or broken ELF file)",
+        path.display()
+    )]
+    StaticTooLarge {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The names of its exported symbols exceed [`elf::MAX_TABLE_BYTES`].
+    #[error(
+        "{}: its exported symbols' names take {bytes} bytes, more than {} \
+         (a crafted or broken ELF file)",
+        path.display(),
+        elf::MAX_TABLE_BYTES
+    )]
+    ExportedNamesTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The names' total length.
+        bytes: u64,
+    },
+    /// Reading the file to hash it failed.
+    #[error("{}: {source}", path.display())]
+    Hash {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// Opens `path` and checks its ELF header: magic, class, byte order,
 /// machine (those of this build) and type (`ET_DYN`). Reads its first
 /// [`elf::HEADER_BYTES`] only.
 fn open_checked(path: &Path) -> Result<(File, elf::Ident), HeaderError> {
-    let at = |e: String| format!("{}: {e}", path.display());
-    let (file, ident) =
-        elf::open_elf(path).map_err(|e| HeaderError::Unreadable(at(e.to_string())))?;
+    let (file, ident) = elf::open_elf(path).map_err(|source| HeaderError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let ident = ident
         .and_then(|i| i.check_native().map(|()| i))
         .and_then(|i| i.check_shared_object().map(|()| i))
-        .map_err(|e| HeaderError::NotLoadable(at(e)))?;
+        .map_err(|source| HeaderError::NotLoadable {
+            path: path.to_path_buf(),
+            source,
+        })?;
     Ok((file, ident))
 }
 
@@ -140,13 +194,18 @@ fn sha256_of(mut file: File) -> std::io::Result<(u64, String)> {
 /// machine is refused there), the ELF tables are read on demand within
 /// [`elf::MAX_TABLE_BYTES`], and the SHA-256 is computed
 /// `HASH_CHUNK` bytes at a time. Every error is one line with the path.
-pub fn identify(path: &Path) -> Result<Identity, String> {
-    let at = |e: String| format!("{}: {e}", path.display());
-    let (file, ident) = open_checked(path).map_err(|e| e.to_string())?;
+pub fn identify(path: &Path) -> Result<Identity, Error> {
+    let at = |source: elf::Error| Error::Tables {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (file, ident) = open_checked(path)?;
     let cache = ReadCache::new(file);
     let mut tables = elf::Tables::parse(&cache, ident.is_64).map_err(at)?;
     let load_segments = tables.load_segments();
-    let static_bytes = static_total(&load_segments).map_err(at)?;
+    let static_bytes = static_total(&load_segments).ok_or_else(|| Error::StaticTooLarge {
+        path: path.to_path_buf(),
+    })?;
     let mut names = BTreeSet::new();
     tables
         .for_each_symbol(object::elf::SHT_DYNSYM, |s| {
@@ -159,18 +218,20 @@ pub fn identify(path: &Path) -> Result<Identity, String> {
         .iter()
         .fold(0u64, |t, n| t.saturating_add(n.len() as u64));
     if name_bytes > elf::MAX_TABLE_BYTES {
-        return Err(at(format!(
-            "its exported symbols' names take {name_bytes} bytes, more than {} \
-             (a crafted or broken ELF file)",
-            elf::MAX_TABLE_BYTES
-        )));
+        return Err(Error::ExportedNamesTooLarge {
+            path: path.to_path_buf(),
+            bytes: name_bytes,
+        });
     }
     let exported: Vec<String> = names
         .into_iter()
         .filter_map(|n| std::str::from_utf8(n).ok().map(String::from))
         .collect();
     let build_id = tables.build_id().map_err(at)?.map(hex);
-    let (size, sha256) = sha256_of(cache.into_inner()).map_err(|e| at(e.to_string()))?;
+    let (size, sha256) = sha256_of(cache.into_inner()).map_err(|source| Error::Hash {
+        path: path.to_path_buf(),
+        source,
+    })?;
     Ok(Identity {
         path: path.display().to_string(),
         canonical_path: std::fs::canonicalize(path)
@@ -197,7 +258,7 @@ mod tests {
     }
 
     /// Writes `data` to a new file in `dir` and identifies it.
-    fn identify_bytes(dir: &Path, name: &str, data: &[u8]) -> (String, Result<Identity, String>) {
+    fn identify_bytes(dir: &Path, name: &str, data: &[u8]) -> (String, Result<Identity, Error>) {
         let path = dir.join(name);
         std::fs::write(&path, data).expect("write");
         (path.display().to_string(), identify(&path))
@@ -225,33 +286,33 @@ mod tests {
         exported.dedup();
         assert_eq!(id.exported, exported);
         assert_eq!(id.build_id, file.build_id().expect("notes").map(hex));
-        assert_eq!(check_header(&exe), Ok(()));
+        assert!(check_header(&exe).is_ok());
     }
 
     #[test]
     fn refuses_text_in_one_line() {
         let dir = tempfile::tempdir().expect("tempdir");
         let (path, r) = identify_bytes(dir.path(), "x.so", b"not elf");
-        let err = r.expect_err("not ELF");
+        let err = r.expect_err("not ELF").to_string();
         assert_eq!(
             err,
             format!("{path}: not an ELF file (it starts with 6e 6f 74 20 65 6c 66, \"not elf\")")
         );
         let (path, r) = identify_bytes(dir.path(), "empty.so", b"");
         assert_eq!(
-            r.expect_err("empty"),
+            r.expect_err("empty").to_string(),
             format!("{path}: not an ELF file (it is empty)")
         );
         let missing = dir.path().join("missing.so");
-        let err = identify(&missing).expect_err("missing");
+        let err = identify(&missing).expect_err("missing").to_string();
         assert!(err.starts_with(&format!("{}: ", missing.display())) && !err.contains('\n'));
         assert!(matches!(
             check_header(&missing),
-            Err(HeaderError::Unreadable(_))
+            Err(HeaderError::Unreadable { .. })
         ));
         assert!(matches!(
             check_header(&dir.path().join("x.so")),
-            Err(HeaderError::NotLoadable(_))
+            Err(HeaderError::NotLoadable { .. })
         ));
     }
 
@@ -277,7 +338,7 @@ mod tests {
         foreign[18..20].copy_from_slice(&other.to_le_bytes());
         let (path, r) = identify_bytes(dir.path(), "foreign.so", &foreign);
         assert_eq!(
-            r.expect_err("another machine"),
+            r.expect_err("another machine").to_string(),
             format!(
                 "{path}: ELF for {}; this machine is {ours}",
                 elf::machine_name(other, true)
@@ -288,14 +349,14 @@ mod tests {
         class32[4] = object::elf::ELFCLASS32;
         let (path, r) = identify_bytes(dir.path(), "class32.so", &class32);
         assert_eq!(
-            r.expect_err("ELFCLASS32"),
+            r.expect_err("ELFCLASS32").to_string(),
             format!("{path}: ELF for 32-bit {ours}; this machine is 64-bit {ours}")
         );
 
         let mut big = image.clone();
         big[5] = object::elf::ELFDATA2MSB;
         let (path, r) = identify_bytes(dir.path(), "big.so", &big);
-        let err = r.expect_err("big-endian");
+        let err = r.expect_err("big-endian").to_string();
         assert!(
             err.starts_with(&format!("{path}: ELF for big-endian ")),
             "{err}"
@@ -309,18 +370,21 @@ mod tests {
         exec[16..18].copy_from_slice(&object::elf::ET_EXEC.to_le_bytes());
         let (path, r) = identify_bytes(dir.path(), "exec.so", &exec);
         assert_eq!(
-            r.expect_err("ET_EXEC"),
+            r.expect_err("ET_EXEC").to_string(),
             format!("{path}: an ELF executable (ET_EXEC), not a shared library (ET_DYN)")
         );
     }
 
     #[test]
     fn an_absurd_static_total_is_an_error() {
-        assert_eq!(static_total(&[]), Ok(0));
-        assert_eq!(static_total(&[(0, 10), (4096, 20)]), Ok(30));
-        assert_eq!(static_total(&[(0, MAX_STATIC_BYTES)]), Ok(MAX_STATIC_BYTES));
-        assert!(static_total(&[(0, MAX_STATIC_BYTES), (0, 1)]).is_err());
-        assert!(static_total(&[(0, u64::MAX), (0, u64::MAX)]).is_err());
+        assert_eq!(static_total(&[]), Some(0));
+        assert_eq!(static_total(&[(0, 10), (4096, 20)]), Some(30));
+        assert_eq!(
+            static_total(&[(0, MAX_STATIC_BYTES)]),
+            Some(MAX_STATIC_BYTES)
+        );
+        assert!(static_total(&[(0, MAX_STATIC_BYTES), (0, 1)]).is_none());
+        assert!(static_total(&[(0, u64::MAX), (0, u64::MAX)]).is_none());
     }
 
     /// A copy of this test binary whose `PT_LOAD` segments each claim
@@ -345,7 +409,7 @@ mod tests {
         assert!(loads >= 2, "{loads} PT_LOAD segments");
         let dir = tempfile::tempdir().expect("tempdir");
         let (_, r) = identify_bytes(dir.path(), "crafted.so", &elf);
-        let err = r.expect_err("an absurd static size");
+        let err = r.expect_err("an absurd static size").to_string();
         assert!(err.contains("PT_LOAD segments claim"), "{err}");
     }
 
@@ -365,7 +429,7 @@ mod tests {
         elf[dynsym + 0x20..dynsym + 0x28].copy_from_slice(&(1u64 << 40).to_le_bytes());
         let dir = tempfile::tempdir().expect("tempdir");
         let (path, r) = identify_bytes(dir.path(), "crafted.so", &elf);
-        let err = r.expect_err("an absurd symbol table");
+        let err = r.expect_err("an absurd symbol table").to_string();
         assert!(
             err.starts_with(&format!(
                 "{path}: symbol table of 1099511627776 bytes: more than"

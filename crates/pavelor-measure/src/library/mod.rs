@@ -24,6 +24,71 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+/// Why a `--lib` argument is not a [`LibSpec`].
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    /// The argument has no `=`.
+    #[error("'{spec}' is not NAME=PATH")]
+    NotNameEqualsPath {
+        /// The argument as given.
+        spec: String,
+    },
+    /// The name is empty, too long, or holds other characters.
+    #[error("library name '{name}' must be 1 to 32 letters, digits, '_' or '-'")]
+    BadName {
+        /// The name as given.
+        name: String,
+    },
+    /// Nothing follows the `=`.
+    #[error("no path given for library '{name}'")]
+    NoPath {
+        /// The library's name.
+        name: String,
+    },
+}
+
+/// Why [`validate`] refused a list of libraries. Each message starts with
+/// `--lib` and names the library.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    /// Two libraries have the same name.
+    #[error("--lib name '{name}' given twice")]
+    DuplicateName {
+        /// The name.
+        name: String,
+    },
+    /// The library's file cannot be looked up (missing, no permission...).
+    #[error("--lib {name}: {}: {source}", path.display())]
+    Metadata {
+        /// The library's name.
+        name: String,
+        /// Its file.
+        path: PathBuf,
+        /// What `stat` said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The path is a directory or another non-regular file.
+    #[error("--lib {name}: {} is not a file", path.display())]
+    NotAFile {
+        /// The library's name.
+        name: String,
+        /// Its path.
+        path: PathBuf,
+    },
+    /// The file's first bytes cannot be read.
+    #[error("--lib {name}: {}: {source}", path.display())]
+    Unreadable {
+        /// The library's name.
+        name: String,
+        /// Its file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 /// A library to measure, as given on the command line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LibSpec {
@@ -34,25 +99,29 @@ pub struct LibSpec {
 }
 
 impl FromStr for LibSpec {
-    type Err = String;
+    type Err = SpecError;
 
     /// `NAME=PATH`; NAME is 1..=32 of `A-Z a-z 0-9 _ -`.
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, SpecError> {
         let (name, path) = s
             .split_once('=')
-            .ok_or_else(|| format!("'{s}' is not NAME=PATH"))?;
+            .ok_or_else(|| SpecError::NotNameEqualsPath {
+                spec: s.to_string(),
+            })?;
         let ok_name = !name.is_empty()
             && name.len() <= 32
             && name
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
         if !ok_name {
-            return Err(format!(
-                "library name '{name}' must be 1 to 32 letters, digits, '_' or '-'"
-            ));
+            return Err(SpecError::BadName {
+                name: name.to_string(),
+            });
         }
         if path.is_empty() {
-            return Err(format!("no path given for library '{name}'"));
+            return Err(SpecError::NoPath {
+                name: name.to_string(),
+            });
         }
         Ok(LibSpec {
             name: name.to_string(),
@@ -69,24 +138,32 @@ impl FromStr for LibSpec {
 /// refused here: the gate gives it the status LOAD ERROR with the same
 /// one-line reason, the report and its records are written, and the other
 /// libraries are measured.
-pub fn validate(libs: &[LibSpec]) -> Result<(), String> {
+pub fn validate(libs: &[LibSpec]) -> Result<(), CheckError> {
     for (i, l) in libs.iter().enumerate() {
         if libs[..i].iter().any(|o| o.name == l.name) {
-            return Err(format!("--lib name '{}' given twice", l.name));
+            return Err(CheckError::DuplicateName {
+                name: l.name.clone(),
+            });
         }
-        let meta = std::fs::metadata(&l.path)
-            .map_err(|e| format!("--lib {}: {}: {e}", l.name, l.path.display()))?;
+        let meta = std::fs::metadata(&l.path).map_err(|source| CheckError::Metadata {
+            name: l.name.clone(),
+            path: l.path.clone(),
+            source,
+        })?;
         if !meta.is_file() {
-            return Err(format!(
-                "--lib {}: {} is not a file",
-                l.name,
-                l.path.display()
-            ));
+            return Err(CheckError::NotAFile {
+                name: l.name.clone(),
+                path: l.path.clone(),
+            });
         }
         match identity::check_header(&l.path) {
-            Ok(()) | Err(identity::HeaderError::NotLoadable(_)) => {}
-            Err(identity::HeaderError::Unreadable(e)) => {
-                return Err(format!("--lib {}: {e}", l.name));
+            Ok(()) | Err(identity::HeaderError::NotLoadable { .. }) => {}
+            Err(identity::HeaderError::Unreadable { path, source }) => {
+                return Err(CheckError::Unreadable {
+                    name: l.name.clone(),
+                    path,
+                    source,
+                });
             }
         }
     }
@@ -123,14 +200,17 @@ mod tests {
             path: "/nonexistent/lib.so".into(),
         };
         assert_eq!(
-            validate(&[missing]),
+            validate(&[missing]).map_err(|e| e.to_string()),
             Err("--lib m: /nonexistent/lib.so: No such file or directory (os error 2)".into())
         );
         let dir = LibSpec {
             name: "d".into(),
             path: "/".into(),
         };
-        assert_eq!(validate(&[dir]), Err("--lib d: / is not a file".into()));
+        assert_eq!(
+            validate(&[dir]).map_err(|e| e.to_string()),
+            Err("--lib d: / is not a file".into())
+        );
     }
 
     /// A file that is not a library for this machine passes: the gate
@@ -145,7 +225,7 @@ mod tests {
             name: "t".into(),
             path: txt,
         };
-        assert_eq!(validate(&[text]), Ok(()));
+        assert!(validate(&[text]).is_ok());
         // A regular file that opens but cannot be read at offset 0.
         let mem = std::path::Path::new("/proc/self/mem");
         if mem.is_file() {
@@ -153,7 +233,7 @@ mod tests {
                 name: "u".into(),
                 path: mem.into(),
             };
-            let err = validate(&[unreadable]).expect_err("unreadable");
+            let err = validate(&[unreadable]).expect_err("unreadable").to_string();
             assert!(err.starts_with("--lib u: /proc/self/mem: "), "{err}");
         }
     }

@@ -15,7 +15,36 @@ use serde::{Deserialize, Serialize};
 
 use crate::cabi::{CLibrary, GuardedDigest};
 use crate::clock::monotonic_raw_ns;
-use crate::protocol::WorkerError;
+use crate::protocol::{Damage, WorkerError};
+
+/// Why a worker's library task failed before or during a call.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The task names a KAT kind that does not exist.
+    #[error("unknown KAT kind '{kind}'")]
+    UnknownKatKind {
+        /// The tag as given.
+        kind: String,
+    },
+    /// The task's digest length is not one of Pavelor's.
+    #[error("not a Pavelor digest length")]
+    NotADigestLength {
+        /// The length asked for, bits.
+        bits: u32,
+    },
+    /// A call wrote outside its digest.
+    #[error("{}", damage.describe())]
+    WroteOutsideDigest {
+        /// Where it wrote.
+        damage: Damage,
+    },
+    /// A call returned non-zero.
+    #[error("CryptHash returned {rc}")]
+    CallFailed {
+        /// What it returned.
+        rc: i32,
+    },
+}
 
 /// A request to a worker about a library.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -260,15 +289,15 @@ fn digest_via(
     out: &mut GuardedDigest,
     msg: &[u8],
     nbits: u64,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, Error> {
     out.reset();
     let rc = lib.hash(alg.output_bits() as i32, msg, nbits, out);
     let damage = out.damage();
     if damage.any() {
-        return Err(damage.describe());
+        return Err(Error::WroteOutsideDigest { damage });
     }
     if rc != 0 {
-        return Err(format!("CryptHash returned {rc}"));
+        return Err(Error::CallFailed { rc });
     }
     Ok(out.digest().to_vec())
 }
@@ -292,7 +321,8 @@ impl Implementation for CImplementation<'_> {
         if self.out.digest().len() != alg.output_len() {
             self.out = GuardedDigest::new(alg.output_len());
         }
-        digest_via(self.lib, alg, &mut self.out, msg, nbits)
+        // The verifier's interface takes the failure as text.
+        digest_via(self.lib, alg, &mut self.out, msg, nbits).map_err(|e| e.to_string())
     }
 }
 
@@ -301,8 +331,8 @@ fn kat(
     bits: u32,
     kind: KatKind,
     file: Option<&PathBuf>,
-) -> Result<KatFileResult, String> {
-    let alg = Algorithm::from_output_bits(bits).ok_or("not a Pavelor digest length")?;
+) -> Result<KatFileResult, Error> {
+    let alg = Algorithm::from_output_bits(bits).ok_or(Error::NotADigestLength { bits })?;
     let mut imp = CImplementation {
         lib,
         out: GuardedDigest::new(alg.output_len()),
@@ -363,8 +393,10 @@ fn behaviour(lib: &CLibrary, bits: u32, check: Check) -> BehaviourResult {
 
 /// Runs `task` in this (worker) process; the JSON answer.
 pub fn run(task: &LibTask) -> Result<String, WorkerError> {
+    // The answer carries a failure as text across the process boundary.
     let json =
         |r: Result<String, serde_json::Error>| r.map_err(|e| WorkerError::Failed(e.to_string()));
+    let failed = |e: Error| WorkerError::Failed(e.to_string());
     match task {
         LibTask::Probe { path } => {
             let lib = CLibrary::open(path)?;
@@ -376,14 +408,11 @@ pub fn run(task: &LibTask) -> Result<String, WorkerError> {
             kind,
             file,
         } => {
-            let kind = kind_from_tag(kind).ok_or_else(|| format!("unknown KAT kind '{kind}'"))?;
+            let kind = kind_from_tag(kind)
+                .ok_or_else(|| failed(Error::UnknownKatKind { kind: kind.clone() }))?;
             let lib = CLibrary::open(path)?;
-            json(serde_json::to_string(&kat(
-                &lib,
-                *bits,
-                kind,
-                file.as_ref(),
-            )?))
+            let result = kat(&lib, *bits, kind, file.as_ref()).map_err(failed)?;
+            json(serde_json::to_string(&result))
         }
         LibTask::Behaviour { path, bits, check } => {
             let lib = CLibrary::open(path)?;

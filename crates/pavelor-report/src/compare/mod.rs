@@ -3,7 +3,7 @@
 //! instance and length (or, with a dataset the NICCS harness published on
 //! either side, as [`setups`] says), and for each pair the ratio NEW/BASE
 //! of the mean time (or cycles) per call with its 95% interval
-//! ([`interval`](mod@crate::interval)) and a verdict. A pair without an
+//! ([`interval`](mod@pavelor_niccs::stats::interval)) and a verdict. A pair without an
 //! interval says why ([`Verdict::NoInterval`]); no ratio, mean or interval
 //! is ever a NaN or an infinity. What differs between the two runs
 //! (machine, counter, method, build, libraries) is named, never mixed
@@ -12,8 +12,11 @@
 //! [`render`] writes the comparison as Markdown, HTML with a chart of the
 //! intervals, and JSON.
 
+mod error;
 pub mod render;
 pub mod setups;
+
+pub use error::Error;
 
 use std::path::Path;
 
@@ -23,9 +26,12 @@ use pavelor_measure::protocol::TrialResult;
 use pavelor_niccs::Limits;
 use serde::Serialize;
 
-use crate::harness_run::{HarnessRefusal, HarnessRun, is_harness_dataset};
-use crate::interval::{self, NoInterval, RatioInterval, log10_ratio, ratio_interval};
+use crate::harness_run::{HarnessRun, is_harness_dataset};
 use crate::reload::{Reloaded, check_run};
+use pavelor_niccs::stats;
+use pavelor_niccs::stats::interval::{
+    self, NoInterval, RatioInterval, log10_ratio, ratio_interval,
+};
 use setups::Side;
 
 /// What the ratios are of.
@@ -244,29 +250,18 @@ impl Loaded {
 /// dataset) and compares them. The error is one line naming the directory
 /// and its first problem; for a harness dataset it says whether the
 /// validator's rules refused it or pavelor did after them.
-pub fn compare_dirs(base: &Path, new: &Path, limits: &Limits) -> Result<Comparison, String> {
+pub fn compare_dirs(base: &Path, new: &Path, limits: &Limits) -> Result<Comparison, Error> {
     let load = |dir: &Path| {
         if is_harness_dataset(dir) {
             return HarnessRun::check(dir, limits)
                 .map(|h| Loaded::Harness(Box::new(h)))
-                .map_err(|e| match e {
-                    HarnessRefusal::Rules(e) => format!(
-                        "{} is not a harness dataset that passes the harness validator's rules: {e}",
-                        dir.display()
-                    ),
-                    HarnessRefusal::Pavelor { file, problem } => format!(
-                        "{} passes the harness validator's rules, but pavelor cannot compare it: {file}: {problem}",
-                        dir.display()
-                    ),
-                });
+                .map_err(|e| Error::harness(dir.to_path_buf(), e));
         }
         check_run(dir, limits)
             .map(|c| Loaded::Report(Box::new(c.run)))
-            .map_err(|e| {
-                format!(
-                    "{} is not a report directory that passes report --check: {e}",
-                    dir.display()
-                )
+            .map_err(|problem| Error::NotAReport {
+                dir: dir.to_path_buf(),
+                problem,
             })
     };
     let (b, n) = (load(base)?, load(new)?);
@@ -322,10 +317,9 @@ fn summary(r: &Reloaded, dir: &str) -> RunSummary {
 
 /// Per-call values of a trial.
 fn per_call(t: &TrialResult, q: Quantity) -> f64 {
-    let calls = t.calls.max(1) as f64;
     match q {
-        Quantity::Cycles => t.cycles as f64 / calls,
-        Quantity::Time => t.ns as f64 / 1e9 / calls,
+        Quantity::Cycles => stats::per_call(t.cycles, t.calls),
+        Quantity::Time => stats::seconds_per_call(t.ns, t.calls),
     }
 }
 

@@ -9,8 +9,9 @@ use std::path::{Component, Path, PathBuf};
 use pavelor_kat::atomic_file::atomic_write;
 
 use super::{Comparison, Pair, Quantity, Verdict};
-use crate::html::{self, markdown_code, markdown_literal};
-use crate::interval::CONFIDENCE;
+use pavelor_niccs::stats::interval::CONFIDENCE;
+use pavelor_pages::html::{self, markdown_code, markdown_literal};
+use pavelor_pages::plot::{Anchor, Log, LogAxis, Px, Svg};
 
 /// The chart's file name, beside `compare.md`.
 pub const CHART: &str = "compare-ratios.svg";
@@ -119,6 +120,51 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
             markdown_literal(&run.unit)
         );
     }
+    differences(&mut s, c);
+    let _ = writeln!(
+        s,
+        "Each ratio is NEW/BASE of the mean {} over a figure's trials (below 1: NEW is faster), with its {:.0}% confidence interval: Welch's interval on the log scale, from the trials of both runs (docs/compare.md). A verdict is *faster* or *slower* only when the interval excludes 1. {DISTURBED} marks a figure with a trial that was still disturbed after its reruns.\n",
+        c.quantity.label(),
+        CONFIDENCE * 100.0
+    );
+    let (faster, slower, same, none) = c.counts();
+    let _ = writeln!(
+        s,
+        "**{} figures compared: {faster} faster, {slower} slower, {same} with no significant difference{}.**\n",
+        c.pairs.len(),
+        if none > 0 {
+            format!(", {none} with no interval (the verdict says why)")
+        } else {
+            String::new()
+        }
+    );
+    if c.pairs.is_empty() {
+        let _ = writeln!(s, "**No figure is in both runs: nothing was compared.**\n");
+    }
+    if chart && !c.pairs.is_empty() {
+        let _ = writeln!(s, "![NEW/BASE with 95% intervals]({CHART})\n");
+    }
+    pairs_table(&mut s, c);
+    for (side, list) in [("BASE", &c.only_base), ("NEW", &c.only_new)] {
+        if !list.is_empty() {
+            let _ = writeln!(s, "Only in {side} ({} figures):\n", list.len());
+            for u in list {
+                let _ = writeln!(
+                    s,
+                    "- {} at {} B ({})",
+                    markdown_literal(&u.name),
+                    u.size,
+                    markdown_code(&u.op)
+                );
+            }
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// What the setups mean, and how the runs differ.
+fn differences(s: &mut String, c: &Comparison) {
     if let Some(setups) = &c.setups {
         let _ = writeln!(s, "**{setups}**\n");
     }
@@ -146,29 +192,10 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
         }
         s.push('\n');
     }
-    let _ = writeln!(
-        s,
-        "Each ratio is NEW/BASE of the mean {} over a figure's trials (below 1: NEW is faster), with its {:.0}% confidence interval: Welch's interval on the log scale, from the trials of both runs (docs/compare.md). A verdict is *faster* or *slower* only when the interval excludes 1. {DISTURBED} marks a figure with a trial that was still disturbed after its reruns.\n",
-        c.quantity.label(),
-        CONFIDENCE * 100.0
-    );
-    let (faster, slower, same, none) = c.counts();
-    let _ = writeln!(
-        s,
-        "**{} figures compared: {faster} faster, {slower} slower, {same} with no significant difference{}.**\n",
-        c.pairs.len(),
-        if none > 0 {
-            format!(", {none} with no interval (the verdict says why)")
-        } else {
-            String::new()
-        }
-    );
-    if c.pairs.is_empty() {
-        let _ = writeln!(s, "**No figure is in both runs: nothing was compared.**\n");
-    }
-    if chart && !c.pairs.is_empty() {
-        let _ = writeln!(s, "![NEW/BASE with 95% intervals]({CHART})\n");
-    }
+}
+
+/// The table of the pairs, one row each.
+fn pairs_table(s: &mut String, c: &Comparison) {
     if !c.pairs.is_empty() {
         let _ = writeln!(
             s,
@@ -198,94 +225,118 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
         }
         s.push('\n');
     }
-    for (side, list) in [("BASE", &c.only_base), ("NEW", &c.only_new)] {
-        if !list.is_empty() {
-            let _ = writeln!(s, "Only in {side} ({} figures):\n", list.len());
-            for u in list {
-                let _ = writeln!(
-                    s,
-                    "- {} at {} B ({})",
-                    markdown_literal(&u.name),
-                    u.size,
-                    markdown_code(&u.op)
-                );
+}
+
+/// A row's label: its name as plain text (no Markdown code marks), its
+/// length and its mark.
+fn row_label(p: &Pair) -> String {
+    format!(
+        "{} {} B{}",
+        p.name.replace('`', ""),
+        p.size,
+        mark(p.disturbed())
+    )
+}
+
+const TOP: f64 = 50.0;
+const ROW_HEIGHT: f64 = 22.0;
+
+/// The chart's size and its ratio axis.
+struct Layout {
+    /// The labels' column: as wide as the longest (about 7 px a character
+    /// at 12 px), 330 px at least.
+    left: f64,
+    width: f64,
+    height: f64,
+    /// The plot's bottom, below the last row.
+    bottom: f64,
+    /// The ratios shown, from `lo / 1.1` to `hi * 1.1`.
+    lo: f64,
+    hi: f64,
+    axis: LogAxis,
+}
+
+impl Layout {
+    fn of(c: &Comparison) -> Layout {
+        let rows = c.pairs.len().max(1) as f64;
+        let longest = c
+            .pairs
+            .iter()
+            .map(|p| row_label(p).chars().count())
+            .max()
+            .unwrap_or(0);
+        let (left, right) = ((longest as f64 * 7.0 + 20.0).max(330.0), 40.0);
+        let width = left + 650.0;
+        let height = TOP + rows * ROW_HEIGHT + 50.0;
+        // The axis spans the intervals and the ratios (each a positive
+        // normal number), and 1; a pair without a ratio has a row but no
+        // mark.
+        let (mut lo, mut hi) = (1.0f64, 1.0f64);
+        for p in &c.pairs {
+            let (a, b) = p
+                .interval
+                .map(|i| (i.low, i.high))
+                .or(p.ratio.map(|r| (r, r)))
+                .unwrap_or((1.0, 1.0));
+            if a.is_normal() && a > 0.0 {
+                lo = lo.min(a);
             }
-            s.push('\n');
+            if b.is_normal() && b > 0.0 {
+                hi = hi.max(b);
+            }
+        }
+        let axis = LogAxis {
+            log: Log::Two,
+            low: (lo / 1.1).log2(),
+            high: (hi * 1.1).log2(),
+            origin: left,
+            length: width - left - right,
+            up: false,
+        };
+        Layout {
+            left,
+            width,
+            height,
+            bottom: TOP + rows * ROW_HEIGHT,
+            lo,
+            hi,
+            axis,
         }
     }
-    s
 }
 
 /// The chart: one row per pair, the ratio as a dot and its interval as a
 /// bar on a logarithmic axis, with a line at 1 (no change).
 pub fn chart(c: &Comparison) -> String {
-    let rows = c.pairs.len().max(1) as f64;
-    // A row's label is its name as plain text (no Markdown code marks),
-    // its length and its mark; the labels' column is as wide as the
-    // longest (about 7 px a character at 12 px), 330 px at least.
-    let label = |p: &Pair| {
-        format!(
-            "{} {} B{}",
-            p.name.replace('`', ""),
-            p.size,
-            mark(p.disturbed())
-        )
-    };
-    let longest = c
-        .pairs
-        .iter()
-        .map(|p| label(p).chars().count())
-        .max()
-        .unwrap_or(0);
-    let (left, right, top, row_h) = ((longest as f64 * 7.0 + 20.0).max(330.0), 40.0, 50.0, 22.0);
-    let w = left + 650.0;
-    let h = top + rows * row_h + 50.0;
-    // The axis spans the intervals and the ratios (each a positive normal
-    // number), and 1; a pair without a ratio has a row but no mark.
-    let (mut lo, mut hi) = (1.0f64, 1.0f64);
-    for p in &c.pairs {
-        let (a, b) = p
-            .interval
-            .map(|i| (i.low, i.high))
-            .or(p.ratio.map(|r| (r, r)))
-            .unwrap_or((1.0, 1.0));
-        if a.is_normal() && a > 0.0 {
-            lo = lo.min(a);
-        }
-        if b.is_normal() && b > 0.0 {
-            hi = hi.max(b);
-        }
-    }
-    let (l0, l1) = ((lo / 1.1).log2(), (hi * 1.1).log2());
-    let pw = w - left - right;
-    let px = |r: f64| left + (r.log2() - l0) / (l1 - l0) * pw;
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(svg, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
-    let _ = writeln!(
-        svg,
-        r#"<text x="{}" y="22" font-size="15" text-anchor="middle">NEW/BASE, {} ({:.0}% intervals; below 1 is faster)</text>"#,
-        w / 2.0,
+    let layout = Layout::of(c);
+    let title = format!(
+        "NEW/BASE, {} ({:.0}% intervals; below 1 is faster)",
         c.quantity.label(),
         CONFIDENCE * 100.0
     );
-    let bottom = top + rows * row_h;
-    // Ticks at the round ratios near 1 and at the powers of ten, those
-    // inside the range, 1 always and each other at least 30 px from the
-    // ticks already drawn.
+    let mut svg = Svg::chart(layout.width, layout.height, &title);
+    ticks(&mut svg, &layout);
+    for (k, p) in c.pairs.iter().enumerate() {
+        row(&mut svg, &layout, k, p);
+    }
+    svg.finish()
+}
+
+/// Ticks at the round ratios near 1 and at the powers of ten, those inside
+/// the range, 1 always and each other at least 30 px from the ticks
+/// already drawn.
+fn ticks(svg: &mut Svg, layout: &Layout) {
+    let (top, bottom) = (TOP, layout.bottom);
     let mut ticks: Vec<f64> = vec![
         1.0, 0.25, 0.5, 0.67, 0.8, 0.9, 1.1, 1.25, 1.5, 2.0, 3.0, 4.0,
     ];
     ticks.extend((-300..=300).map(|e| 10f64.powi(e)));
     let mut drawn: Vec<f64> = Vec::new();
     for t in ticks {
-        if t < lo / 1.1 || t > hi * 1.1 || (t == 1.0 && !drawn.is_empty()) {
+        if t < layout.lo / 1.1 || t > layout.hi * 1.1 || (t == 1.0 && !drawn.is_empty()) {
             continue;
         }
-        let x = px(t);
+        let x = layout.axis.at(t);
         if !x.is_finite() || drawn.iter().any(|d| (d - x).abs() < 30.0) {
             continue;
         }
@@ -295,61 +346,89 @@ pub fn chart(c: &Comparison) -> String {
         } else {
             ("#ddd", 1.0)
         };
-        let _ = writeln!(
-            svg,
+        svg.line(format_args!(
             r#"<line x1="{x:.1}" x2="{x:.1}" y1="{top}" y2="{bottom}" stroke="{stroke}" stroke-width="{width}"/>"#
-        );
-        let _ = writeln!(
-            svg,
-            r#"<text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"#,
-            bottom + 16.0,
-            number_short(t)
-        );
+        ));
+        svg.text(Px(x), bottom + 16.0, Anchor::Middle, "", &number_short(t));
     }
-    for (k, p) in c.pairs.iter().enumerate() {
-        let y = top + (k as f64 + 0.5) * row_h;
-        let color = match p.verdict {
-            Verdict::Faster => "#1a7f37",
-            Verdict::Slower => "#cf222e",
-            _ => "#57606a",
-        };
-        let _ = writeln!(
-            svg,
-            r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
-            left - 10.0,
-            y + 4.0,
-            html::escape(&label(p)),
-        );
-        let finite = |x: f64| Some(x).filter(|x| x.is_finite());
-        if let Some((x1, x2)) = p
-            .interval
-            .and_then(|i| Some((finite(px(i.low))?, finite(px(i.high))?)))
-        {
-            let _ = writeln!(
-                svg,
-                r#"<line x1="{x1:.1}" x2="{x2:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{color}" stroke-width="3"/>"#
-            );
-        }
-        match p.ratio.and_then(|r| finite(px(r))) {
-            Some(cx) => {
-                let _ = writeln!(
-                    svg,
-                    r#"<circle cx="{cx:.1}" cy="{y:.1}" r="4" fill="{color}"/>"#
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    svg,
-                    r#"<text x="{}" y="{:.1}">{}</text>"#,
-                    left + 6.0,
-                    y + 4.0,
-                    html::escape(&format!("{}: {}", ratio_text(p), p.verdict.text()))
-                );
-            }
-        }
+}
+
+/// The `k`th pair's row: its label, its interval as a bar, and its ratio
+/// as a dot (or, with no ratio, as text).
+fn row(svg: &mut Svg, layout: &Layout, k: usize, p: &Pair) {
+    let y = TOP + (k as f64 + 0.5) * ROW_HEIGHT;
+    let color = match p.verdict {
+        Verdict::Faster => "#1a7f37",
+        Verdict::Slower => "#cf222e",
+        _ => "#57606a",
+    };
+    svg.text(
+        layout.left - 10.0,
+        Px(y + 4.0),
+        Anchor::End,
+        "",
+        &row_label(p),
+    );
+    let finite = |x: f64| Some(x).filter(|x| x.is_finite());
+    let px = |r: f64| layout.axis.at(r);
+    if let Some((x1, x2)) = p
+        .interval
+        .and_then(|i| Some((finite(px(i.low))?, finite(px(i.high))?)))
+    {
+        svg.line(format_args!(
+            r#"<line x1="{x1:.1}" x2="{x2:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{color}" stroke-width="3"/>"#
+        ));
     }
-    svg.push_str("</svg>\n");
-    svg
+    match p.ratio.and_then(|r| finite(px(r))) {
+        Some(cx) => svg.line(format_args!(
+            r#"<circle cx="{cx:.1}" cy="{y:.1}" r="4" fill="{color}"/>"#
+        )),
+        None => svg.text(
+            layout.left + 6.0,
+            Px(y + 4.0),
+            Anchor::Start,
+            "",
+            &format!("{}: {}", ratio_text(p), p.verdict.text()),
+        ),
+    }
+}
+
+/// Why [`write()`] wrote nothing, or not every file.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// One of the fixed names is not a plain file name.
+    #[error("{name}: not a plain file name")]
+    NotPlainName {
+        /// The name.
+        name: String,
+    },
+    /// An output file's path holds something else than a regular file.
+    #[error("{}: exists and is not a regular file; refusing to replace it", path.display())]
+    NotRegularFile {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The output directory could not be created or resolved.
+    #[error("{}: {source}", dir.display())]
+    Directory {
+        /// The directory as given.
+        dir: PathBuf,
+        /// Why it could not be created or resolved.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The comparison could not be written as JSON.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// An output file could not be written.
+    #[error("{}: {source}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Why it could not be written.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// The files `write` makes, by fixed names.
@@ -358,19 +437,18 @@ pub const FILES: [&str; 4] = ["compare.md", CHART, "compare.html", "compare.json
 /// `dir/name` for a fixed `name`, checked to be a plain name directly in
 /// `dir` whose entry, if any, is a regular file (not a link, which the
 /// write would replace but a reader might follow, nor a directory).
-fn output_path(dir: &Path, name: &str) -> Result<PathBuf, String> {
+fn output_path(dir: &Path, name: &str) -> Result<PathBuf, WriteError> {
     let mut parts = Path::new(name).components();
     let plain =
         matches!(parts.next(), Some(Component::Normal(n)) if n == name) && parts.next().is_none();
     let path = dir.join(name);
     if !plain || path.parent() != Some(dir) {
-        return Err(format!("{name}: not a plain file name"));
+        return Err(WriteError::NotPlainName {
+            name: name.to_string(),
+        });
     }
     match std::fs::symlink_metadata(&path) {
-        Ok(m) if !m.file_type().is_file() => Err(format!(
-            "{}: exists and is not a regular file; refusing to replace it",
-            path.display()
-        )),
+        Ok(m) if !m.file_type().is_file() => Err(WriteError::NotRegularFile { path }),
         _ => Ok(path),
     }
 }
@@ -379,11 +457,13 @@ fn output_path(dir: &Path, name: &str) -> Result<PathBuf, String> {
 /// `compare.json` into `dir` (created if needed), each file whole or not
 /// at all, and nothing anywhere else: every path is `dir` (resolved) with
 /// one of the fixed names of [`FILES`], all checked before the first write.
-pub fn write(dir: &Path, c: &Comparison) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let root = dir
-        .canonicalize()
-        .map_err(|e| format!("{}: {e}", dir.display()))?;
+pub fn write(dir: &Path, c: &Comparison) -> Result<(), WriteError> {
+    let directory = |source| WriteError::Directory {
+        dir: dir.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(directory)?;
+    let root = dir.canonicalize().map_err(directory)?;
     let paths = FILES
         .iter()
         .map(|name| output_path(&root, name))
@@ -396,9 +476,12 @@ pub fn write(dir: &Path, c: &Comparison) -> Result<(), String> {
         svgs: &[(CHART.to_string(), svg.clone())],
         nav: &[],
     });
-    let json = serde_json::to_string_pretty(c).map_err(|e| e.to_string())? + "\n";
+    let json = serde_json::to_string_pretty(c)? + "\n";
     for (path, text) in paths.iter().zip([md, svg, page, json]) {
-        atomic_write(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+        atomic_write(path, text.as_bytes()).map_err(|source| WriteError::File {
+            path: path.clone(),
+            source,
+        })?;
     }
     Ok(())
 }

@@ -112,8 +112,10 @@ impl Side<'_> {
     /// The implementation of `alg`, with who measured it.
     fn implementation(&self, alg: Algorithm) -> String {
         match self {
-            Side::Report(r) => NiccsSubject::of(&r.config, r.campaign.best_backend)
-                .map_or_else(|e| e, |s| format!("{}, measured by pavelor", s.describe())),
+            Side::Report(r) => NiccsSubject::of(&r.config, r.campaign.best_backend).map_or_else(
+                |e| e.to_string(),
+                |s| format!("{}, measured by pavelor", s.describe()),
+            ),
             Side::Harness(h) => {
                 let found = h.implementations(alg);
                 if found.is_empty() {
@@ -134,7 +136,7 @@ impl Side<'_> {
                 let e = &r.campaign.environment;
                 format!(
                     "{} ({} logical CPUs)",
-                    crate::html::markdown_text(&e.cpu_model),
+                    pavelor_pages::html::markdown_text(&e.cpu_model),
                     e.logical_cpus
                 )
             }

@@ -9,7 +9,7 @@ use pavelor::Algorithm;
 
 use crate::config::SIZES;
 use crate::rows::{Ctx, Row};
-use pavelor_measure::iccs_helpers::Helper;
+use pavelor_iccs_helpers::Helper;
 use pavelor_measure::ops::{Operation, Subject};
 use pavelor_niccs::python::py_format_f;
 use pavelor_niccs::render::fmt_int;
@@ -104,7 +104,7 @@ pub fn tables(s: &mut String, ctx: &Ctx<'_>, level: &str) {
             let mut line = format!(
                 "| `{}` | {} |",
                 alg.name(),
-                crate::html::markdown_literal(&row.name())
+                pavelor_pages::html::markdown_literal(&row.name())
             );
             for &n in &SUMMARY_SIZES {
                 let _ = write!(line, " {} |", hash_cell(ctx, alg, row, n));

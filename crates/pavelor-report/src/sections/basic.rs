@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::html::{markdown_code, markdown_literal};
+use pavelor_pages::html::{markdown_code, markdown_literal};
 
 use crate::rows::Ctx;
 use pavelor_measure::ops::Operation;

@@ -1,7 +1,7 @@
 //! The comparison with the reference campaigns' anchor figures and with
 //! the other hashes measured in the same run.
 
-use crate::html::markdown_literal;
+use pavelor_pages::html::markdown_literal;
 use std::fmt::Write as _;
 
 use pavelor::Algorithm;

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::html::{markdown_code, markdown_literal};
+use pavelor_pages::html::{markdown_code, markdown_literal};
 
 use crate::rows::{Ctx, fmt_opt};
 use pavelor_measure::clock::CounterKind;

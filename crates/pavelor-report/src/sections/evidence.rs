@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::html::{markdown_code, markdown_dest, markdown_literal};
+use pavelor_pages::html::{markdown_code, markdown_dest, markdown_literal};
 
 use crate::record_files::{library_record_name, record_name};
 use crate::rows::Ctx;

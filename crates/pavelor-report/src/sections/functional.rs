@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::html::{markdown_code, markdown_dest, markdown_literal};
+use pavelor_pages::html::{markdown_code, markdown_dest, markdown_literal};
 
 use pavelor::Algorithm;
 

@@ -4,9 +4,9 @@
 use pavelor_measure::env::Emulation;
 use std::fmt::Write as _;
 
-use crate::html::{markdown_code, markdown_literal};
 use crate::rows::Ctx;
 use pavelor_measure::library::gate::LibStatus;
+use pavelor_pages::html::{markdown_code, markdown_literal};
 
 pub mod baselines;
 pub mod basic;

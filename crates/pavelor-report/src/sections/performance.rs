@@ -2,17 +2,17 @@
 //! implementation (Rust backends and C libraries, ratios against the
 //! baseline), the chart, and each implementation's full table.
 
-use crate::html::{markdown_code, markdown_dest, markdown_literal};
+use pavelor_pages::html::{markdown_code, markdown_dest, markdown_literal};
 use std::fmt::Write as _;
 
 use pavelor::{Algorithm, Backend};
 
 use crate::charts::chart_name;
-use crate::interval::mean_interval;
 use crate::record_files::record_name;
 use crate::rows::{Ctx, Family, Row, human_ns};
 use pavelor_measure::aes_probe::AES_ROUNDS_PER_PAFF;
 use pavelor_measure::ops::{Operation, Subject};
+use pavelor_niccs::stats::interval::mean_interval;
 
 /// Section 4.
 pub fn write(s: &mut String, ctx: &Ctx<'_>) {

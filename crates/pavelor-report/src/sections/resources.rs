@@ -1,7 +1,7 @@
 //! Section 5: resource consumption — static memory of the code that hashes,
 //! baseline and peak RSS of the worker that measured it.
 
-use crate::html::{markdown_code, markdown_literal};
+use pavelor_pages::html::{markdown_code, markdown_literal};
 use std::fmt::Write as _;
 
 use crate::rows::{Ctx, Family, fmt_opt};

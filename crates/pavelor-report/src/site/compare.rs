@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 use pavelor::Algorithm;
 
 use crate::config::SIZES;
-use crate::html::{markdown_dest, markdown_literal};
 use crate::sections::baselines::size_name;
-use crate::svg_chart::{self, Series, Style};
+use pavelor_pages::html::{markdown_dest, markdown_literal};
+use pavelor_pages::svg_chart::{self, Series, Style};
 
 use super::System;
 use super::system::{Line, Source};

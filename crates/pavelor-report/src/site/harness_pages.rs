@@ -7,11 +7,15 @@ use std::fmt::Write as _;
 use pavelor::Algorithm;
 
 use super::System;
-use super::pages::{CANDIDATE_PAGE, crumb, dataset_link, planning_rows, settings_table};
+use super::error::Error;
+use super::pages::{
+    CANDIDATE_PAGE, COMPARE_PAGE, METHOD_PAGE, SUMMARY_PAGE, crumb, dataset_link, planning_rows,
+    settings_table,
+};
 use super::system::{HARNESS_UNIT, Source};
 use crate::harness_run::HarnessRun;
-use crate::html::{markdown_code, markdown_literal, markdown_text};
 use crate::sections::baselines::size_name;
+use pavelor_pages::html::{markdown_code, markdown_literal, markdown_text};
 
 /// The harness's repository, where the dataset is published.
 const HARNESS: &str = "`ngcc-dev/ngcc-harness`";
@@ -41,7 +45,7 @@ fn capitalised(s: &str) -> String {
 /// The dataset's summary page (its `index.html`): where it comes from and
 /// each instance's figures.
 pub fn summary(systems: &[System], this: &System, h: &HarnessRun) -> String {
-    let mut s = crumb(systems, this, "summary", "index.html");
+    let mut s = crumb(systems, this, "summary", SUMMARY_PAGE);
     let id = markdown_literal(&this.id);
     let title = match h.architecture() {
         Some(arch) => format!("{}, system {id}", markdown_text(arch)),
@@ -52,7 +56,7 @@ pub fn summary(systems: &[System], this: &System, h: &HarnessRun) -> String {
     let _ = writeln!(s, "{}\n", provenance(h, &this.id));
     let _ = writeln!(
         s,
-        "- **Processor:** {}{}, from {start} to {end}.\n- **Counter:** {HARNESS_UNIT} (the harness reads a hardware cycle counter); every figure is a mean per call over the trials of the harness's plan.\n- **Pages:** [hash-22 Pavelor]({CANDIDATE_PAGE}), the harness's page · [method and machine](method.html) · [every system side by side](../compare.html).",
+        "- **Processor:** {}{}, from {start} to {end}.\n- **Counter:** {HARNESS_UNIT} (the harness reads a hardware cycle counter); every figure is a mean per call over the trials of the harness's plan.\n- **Pages:** [hash-22 Pavelor]({CANDIDATE_PAGE}), the harness's page · [method and machine]({METHOD_PAGE}) · [every system side by side](../{COMPARE_PAGE}).",
         h.processor(),
         h.machine().map_or_else(String::new, |m| format!(" ({m})")),
     );
@@ -87,13 +91,15 @@ pub fn summary(systems: &[System], this: &System, h: &HarnessRun) -> String {
 /// The harness's `hash-22` page for the dataset, as `pavelor report
 /// --render` prints it, with its summary and method links pointing into
 /// the site.
-pub fn candidate(systems: &[System], this: &System, h: &HarnessRun) -> Result<String, String> {
+pub fn candidate(systems: &[System], this: &System, h: &HarnessRun) -> Result<String, Error> {
     let evidence = format!(
         "Paths are relative to {} beside this page: the NICCS harness's dataset {} from {HARNESS}, as published, checked by the harness validator's rules before this site was made.",
         dataset_link(&this.id),
         markdown_code(&format!("performance/data/{}/", this.id))
     );
-    let page = h.page("index.html", "method.html", &evidence)?;
+    let page = h
+        .page(SUMMARY_PAGE, METHOD_PAGE, &evidence)
+        .map_err(Error::HarnessPage)?;
     let mut s = crumb(systems, this, "`hash-22`", CANDIDATE_PAGE);
     let _ = writeln!(s, "{}\n", provenance(h, &this.id));
     s.push_str(&page);
@@ -104,7 +110,7 @@ pub fn candidate(systems: &[System], this: &System, h: &HarnessRun) -> Result<St
 /// the machine, from `campaign.json`.
 pub fn method(systems: &[System], this: &System, h: &HarnessRun) -> String {
     let c = &h.dataset.campaign;
-    let mut s = crumb(systems, this, "method", "method.html");
+    let mut s = crumb(systems, this, "method", METHOD_PAGE);
     let _ = writeln!(
         s,
         "# Method and machine — system {}\n",

@@ -8,9 +8,10 @@ use std::fmt::Write as _;
 use pavelor::Algorithm;
 
 use super::System;
-use super::pages::CANDIDATE_PAGE;
-use super::system::{Kind, Line, Point};
-use crate::html::{escape, markdown_dest, markdown_literal};
+use super::pages::{CANDIDATE_PAGE, COMPARE_PAGE, METHOD_PAGE, REPORT_PAGE, SUMMARY_PAGE};
+use super::system::{Kind, Line, Point, Source};
+use pavelor_pages::html::{markdown_dest, markdown_literal};
+use pavelor_pages::plot::{Anchor, Px, Svg};
 
 /// The chart's file name (inlined into the page).
 pub const CHART: &str = "index-headline.svg";
@@ -57,7 +58,7 @@ pub fn page(systems: &[System]) -> (String, String) {
         .count();
     let _ = writeln!(
         s,
-        "{} system(s): {ours} run(s) of `pavelor report`, each checked by `pavelor report --check` before it was put here, and {} dataset(s) the NICCS harness published, each checked by the harness validator's rules. [Every system side by side](compare.html).\n",
+        "{} system(s): {ours} run(s) of `pavelor report`, each checked by `pavelor report --check` before it was put here, and {} dataset(s) the NICCS harness published, each checked by the harness validator's rules. [Every system side by side]({COMPARE_PAGE}).\n",
         systems.len(),
         systems.len() - ours
     );
@@ -96,14 +97,14 @@ pub fn page(systems: &[System]) -> (String, String) {
         };
         let dest = markdown_dest(&sys.id);
         let mut pages = format!(
-            "[summary]({dest}/index.html) · [hash-22]({dest}/{CANDIDATE_PAGE}) · [method]({dest}/method.html)"
+            "[summary]({dest}/{SUMMARY_PAGE}) · [hash-22]({dest}/{CANDIDATE_PAGE}) · [method]({dest}/{METHOD_PAGE})"
         );
         if matches!(sys.kind, Kind::Report { .. }) {
-            let _ = write!(pages, " · [report]({dest}/report.html)");
+            let _ = write!(pages, " · [report]({dest}/{REPORT_PAGE})");
         }
         let _ = writeln!(
             s,
-            "| [{}]({dest}/index.html) | {} | {} | {start} – {end} | {figure} | {implementation} | {pages} |",
+            "| [{}]({dest}/{SUMMARY_PAGE}) | {} | {} | {start} – {end} | {figure} | {implementation} | {pages} |",
             markdown_literal(&sys.id),
             sys.processor(),
             sys.unit(),
@@ -121,50 +122,48 @@ pub fn page(systems: &[System]) -> (String, String) {
     (s, bar_chart(&title, &bars))
 }
 
+/// The hatching of NICCS's bars.
+const NICCS_HATCH: &str = "<pattern id=\"niccs-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#bbbbbb\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#777777\" stroke-width=\"2\"/></pattern>";
+
+/// The bars' labels' font.
+const FONT: &str = r#" font-family="sans-serif" font-size="12""#;
+
 /// A horizontal bar per system: (label, MB/s, source), on a linear axis
 /// from 0. NICCS's bars are hatched grey, pavelor's solid blue.
-fn bar_chart(title: &str, bars: &[(String, f64, super::system::Source)]) -> String {
+fn bar_chart(title: &str, bars: &[(String, f64, Source)]) -> String {
     let row = 28.0;
     let (left, right, top) = (150.0, 120.0, 40.0);
     let width = 720.0;
     let height = top + row * bars.len().max(1) as f64 + 30.0;
     let max = bars.iter().map(|b| b.1).fold(0.0f64, f64::max).max(1e-9);
     let span = width - left - right;
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" role=\"img\" aria-label=\"{t}\">\n<title>{t}</title>\n<defs><pattern id=\"niccs-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#bbbbbb\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#777777\" stroke-width=\"2\"/></pattern></defs>\n<text x=\"{left}\" y=\"22\" font-family=\"sans-serif\" font-size=\"14\">{t}</text>\n",
-        t = escape(title)
-    );
+    let mut svg = Svg::figure(width, height, title, NICCS_HATCH, left);
     for (i, (label, mbs, source)) in bars.iter().enumerate() {
         let y = top + row * i as f64;
         let w = (span * mbs / max).max(1.0);
-        let fill = match source {
-            super::system::Source::Pavelor => "#1f77b4",
-            super::system::Source::Niccs => "url(#niccs-hatch)",
+        let (fill, who) = match source {
+            Source::Pavelor => ("#1f77b4", ""),
+            Source::Niccs => ("url(#niccs-hatch)", " (NICCS)"),
         };
-        let who = match source {
-            super::system::Source::Pavelor => "",
-            super::system::Source::Niccs => " (NICCS)",
-        };
-        let _ = writeln!(
-            svg,
-            "<text x=\"{:.1}\" y=\"{:.1}\" font-family=\"sans-serif\" font-size=\"12\" text-anchor=\"end\">{}{who}</text>",
-            left - 8.0,
-            y + 17.0,
-            escape(label)
+        svg.text(
+            Px(left - 8.0),
+            Px(y + 17.0),
+            Anchor::End,
+            FONT,
+            &format!("{label}{who}"),
         );
-        let _ = writeln!(
-            svg,
+        svg.line(format_args!(
             "<rect x=\"{left}\" y=\"{:.1}\" width=\"{w:.1}\" height=\"{:.1}\" fill=\"{fill}\" stroke=\"#333333\" stroke-width=\"0.5\"/>",
             y + 4.0,
             row - 8.0
-        );
-        let _ = writeln!(
-            svg,
-            "<text x=\"{:.1}\" y=\"{:.1}\" font-family=\"sans-serif\" font-size=\"12\">{mbs:.1} MB/s</text>",
-            left + w + 6.0,
-            y + 17.0
+        ));
+        svg.text(
+            Px(left + w + 6.0),
+            Px(y + 17.0),
+            Anchor::Start,
+            FONT,
+            &format!("{mbs:.1} MB/s"),
         );
     }
-    svg.push_str("</svg>\n");
-    svg
+    svg.finish()
 }

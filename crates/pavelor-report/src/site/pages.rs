@@ -10,11 +10,26 @@ use crate::sections::{self, baselines};
 use pavelor_niccs as niccs;
 
 use super::System;
-use crate::html::{markdown_code, markdown_dest, markdown_literal};
 use crate::reload::Reloaded;
+use pavelor_pages::html::{markdown_code, markdown_dest, markdown_literal};
 
 /// The candidate page's file in a system's folder.
 pub const CANDIDATE_PAGE: &str = "hash-22.html";
+
+/// The site's index: the systems.
+pub const INDEX_PAGE: &str = "index.html";
+
+/// The page with every system side by side.
+pub const COMPARE_PAGE: &str = "compare.html";
+
+/// The file name of a system's summary.
+pub const SUMMARY_PAGE: &str = "index.html";
+
+/// The file name of a system's method page.
+pub const METHOD_PAGE: &str = "method.html";
+
+/// The file name of a report directory's whole report.
+pub const REPORT_PAGE: &str = "report.html";
 
 /// The line above a system page's title: where the page is, and the same
 /// page on every other system (the NICCS site's breadcrumb).
@@ -55,7 +70,7 @@ pub(super) fn dataset_link(id: &str) -> String {
 pub fn summary(systems: &[System], this: &System, run: &Reloaded) -> String {
     let ctx = Ctx::new(&run.config, &run.campaign);
     let e = &run.campaign.environment;
-    let mut s = crumb(systems, this, "summary", "index.html");
+    let mut s = crumb(systems, this, "summary", SUMMARY_PAGE);
     let _ = writeln!(
         s,
         "# Performance — {}, system {}\n",
@@ -73,7 +88,7 @@ pub fn summary(systems: &[System], this: &System, run: &Reloaded) -> String {
     );
     let _ = writeln!(
         s,
-        "- **Counter:** {}; every figure is a mean per call over the trials of one process each.\n- **Pages:** [hash-22 Pavelor]({CANDIDATE_PAGE}) in the NICCS layout · [method and machine](method.html) · [the full report](report.html) · [every system side by side](../compare.html).\n- **Sizes:** the NICCS guide's S1..S8, 32 B to 64 KiB.",
+        "- **Counter:** {}; every figure is a mean per call over the trials of one process each.\n- **Pages:** [hash-22 Pavelor]({CANDIDATE_PAGE}) in the NICCS layout · [method and machine]({METHOD_PAGE}) · [the full report]({REPORT_PAGE}) · [every system side by side](../{COMPARE_PAGE}).\n- **Sizes:** the NICCS guide's S1..S8, 32 B to 64 KiB.",
         ctx.unit
     );
     baselines::tables(&mut s, &ctx, "##");
@@ -84,8 +99,8 @@ pub fn summary(systems: &[System], this: &System, run: &Reloaded) -> String {
 /// run's subject with links into the site.
 pub fn candidate(systems: &[System], this: &System, run: &Reloaded) -> String {
     let mut ctx = crate::page_context(&run.config, &run.campaign);
-    ctx.summary_link = "index.html".into();
-    ctx.method_link = "method.html".into();
+    ctx.summary_link = SUMMARY_PAGE.into();
+    ctx.method_link = METHOD_PAGE.into();
     ctx.evidence_intro = format!(
         "Paths are relative to {} beside this page, the run's dataset in the NICCS harness's layout, checked by `pavelor report --check` before this site was made.",
         dataset_link(&this.id)
@@ -124,7 +139,7 @@ pub(super) fn settings_table(s: &mut String, rows: &[(&str, String)]) {
 pub fn method(systems: &[System], this: &System, run: &Reloaded) -> String {
     let m = &run.config.method;
     let ctx = Ctx::new(&run.config, &run.campaign);
-    let mut s = crumb(systems, this, "method", "method.html");
+    let mut s = crumb(systems, this, "method", METHOD_PAGE);
     let _ = writeln!(
         s,
         "# Method and machine — system {}\n",

@@ -95,7 +95,7 @@ impl System {
     pub fn processor(&self) -> String {
         match &self.kind {
             Kind::Report { run, .. } => {
-                crate::html::markdown_text(&run.campaign.environment.cpu_model)
+                pavelor_pages::html::markdown_text(&run.campaign.environment.cpu_model)
             }
             Kind::Harness(h) => h.processor(),
         }
@@ -126,8 +126,8 @@ impl System {
             Kind::Harness(h) => h.dates(),
         };
         (
-            crate::html::markdown_literal(&start),
-            crate::html::markdown_literal(&end),
+            pavelor_pages::html::markdown_literal(&start),
+            pavelor_pages::html::markdown_literal(&end),
         )
     }
 

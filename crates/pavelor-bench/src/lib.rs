@@ -3,7 +3,8 @@
 //! the AES-round throughput bound measured in the same run.
 //!
 //! This is the quick comparison for developers; the NICCS-method figures
-//! (separate processes, trials, evidence records) come from [`crate`].
+//! (separate processes, trials, evidence records) come from `pavelor
+//! report` (the crate `pavelor-report`).
 //!
 //! Every figure is taken by one rule ([`timing`]): warm-up calls, a
 //! calibration that is not counted, then the timed calls in
@@ -12,6 +13,8 @@
 //! ([`self_check`]); when the two disagree by more than the run's own noise
 //! the output says so.
 
+#![forbid(unsafe_code)]
+
 use pavelor::{Algorithm, Available, Backend};
 use serde::Serialize;
 
@@ -19,7 +22,7 @@ use pavelor_measure::aes_probe::{AesProbe, aes_probe, bound_per_call, probe_aes_
 use pavelor_measure::clock::{CounterKind, CycleCounter};
 use pavelor_measure::ops::Operation;
 use pavelor_measure::page_end::PageEndMessage;
-use pavelor_measure::protocol::message;
+use pavelor_measure::protocol::{LoadError, message};
 
 pub mod self_check;
 mod text;
@@ -47,6 +50,38 @@ pub enum BenchOp {
         path: std::path::PathBuf,
         /// The instance.
         alg: Algorithm,
+    },
+}
+
+/// Why `pavelor bench` could not time a figure: each message is the one
+/// line the CLI prints after `bench: `.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An op of this crate could not be set up (its backend is not
+    /// available here).
+    #[error("{source}")]
+    Prepare {
+        /// Why the op could not be prepared.
+        source: pavelor::Error,
+    },
+    /// The backend of a batch op is not available here.
+    #[error("{source}")]
+    BatchBackend {
+        /// The backend asked for.
+        backend: Backend,
+        /// Why it cannot be used.
+        source: pavelor::Error,
+    },
+    /// A C library could not be loaded or does not export `CryptHash`.
+    #[error(transparent)]
+    LibraryLoad(#[from] LoadError),
+    /// A library's first call gave a wrong digest or wrote past it.
+    #[error("library {name}: wrong digest or over-write at {size} B; not timed")]
+    WrongDigest {
+        /// The library's name.
+        name: String,
+        /// The message size, bytes.
+        size: usize,
     },
 }
 
@@ -158,12 +193,17 @@ pub struct BenchOutput {
 impl BenchOp {
     /// What one call of this op costs to set up: everything that can fail
     /// is checked here, before any timing.
-    fn callable(&self) -> Result<Callable, String> {
+    fn callable(&self) -> Result<Callable, Error> {
         Ok(match self {
-            BenchOp::Single(o) => Callable::Single(o.prepare().map_err(|e| e.to_string())?),
+            BenchOp::Single(o) => {
+                Callable::Single(o.prepare().map_err(|source| Error::Prepare { source })?)
+            }
             BenchOp::Batch(a, b) => Callable::Batch(
                 *a,
-                Available::resolve(Some(b.name())).map_err(|e| e.to_string())?,
+                Available::resolve(Some(b.name())).map_err(|source| Error::BatchBackend {
+                    backend: *b,
+                    source,
+                })?,
                 vec![0u8; BATCH * a.output_len()],
             ),
             BenchOp::Lib { path, alg, .. } => Callable::Lib(
@@ -184,12 +224,7 @@ impl BenchOp {
     /// Times this op on `msg` for about `target_ns` by the rule of
     /// [`timing`]. A library's first call is checked against the reference
     /// digest, and a library that answers wrongly is not timed.
-    fn time(
-        &self,
-        msg: &[u8],
-        target_ns: u64,
-        counter: &mut CycleCounter,
-    ) -> Result<Timed, String> {
+    fn time(&self, msg: &[u8], target_ns: u64, counter: &mut CycleCounter) -> Result<Timed, Error> {
         let mut callable = self.callable()?;
         let mut out = [0u8; 128];
         callable.call(msg, &mut out);
@@ -198,10 +233,10 @@ impl BenchOp {
                 || digest.digest()
                     != pavelor_measure::library::tasks::reference(*alg, msg, 8 * msg.len() as u64))
         {
-            return Err(format!(
-                "library {name}: wrong digest or over-write at {} B; not timed",
-                msg.len()
-            ));
+            return Err(Error::WrongDigest {
+                name: name.clone(),
+                size: msg.len(),
+            });
         }
         Ok(timing::time(&mut callable, msg, target_ns, counter))
     }
@@ -214,7 +249,7 @@ pub fn run(
     sizes: &[usize],
     target_ns: u64,
     progress: &mut dyn FnMut(&str, usize),
-) -> Result<BenchOutput, String> {
+) -> Result<BenchOutput, Error> {
     let mut counter = CycleCounter::open(false);
     let probe = aes_probe(false).filter(|p| p.counter == counter.kind());
     let mut rows = Vec::new();
@@ -293,7 +328,7 @@ fn measure_again(
     first: &Timed,
     target_ns: u64,
     counter: &mut CycleCounter,
-) -> Result<SelfCheck, String> {
+) -> Result<SelfCheck, Error> {
     let msg = message(size);
     let bytes = op.bytes_per_call(size);
     let (again, placement) = match PageEndMessage::new(&msg) {
@@ -303,7 +338,7 @@ fn measure_again(
         ),
         Err(e) => (
             op.time(&msg, target_ns, counter)?,
-            self_check::Placement::Heap { why: e },
+            self_check::Placement::Heap { why: e.to_string() },
         ),
     };
     Ok(SelfCheck::new(

@@ -6,7 +6,7 @@
 
 #![allow(clippy::panic)] // tests may fail loudly
 
-use pavelor_measure::iccs_helpers::{Helper, Width, pseudo_xof, pseudohash, sm3hash};
+use pavelor_iccs_helpers::{Helper, Width, pseudo_xof, pseudohash, sm3hash};
 
 fn hex(s: &str) -> Vec<u8> {
     hex::decode(s).expect("hex")

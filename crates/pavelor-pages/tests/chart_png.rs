@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
-use pavelor_report::svg_chart::{Bound, Marker, Series, Style, render};
+use pavelor_pages::svg_chart::{Bound, Marker, Series, Style, render};
 
 fn curve(at_32: f64, at_64k: f64) -> Vec<(f64, f64)> {
     let sizes = [32.0, 128.0, 512.0, 1024.0, 4096.0, 8192.0, 16384.0, 65536.0];

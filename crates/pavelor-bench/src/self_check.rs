@@ -32,7 +32,7 @@
 
 use serde::Serialize;
 
-use crate::interval::{mean_and_variance, t_quantile};
+use pavelor_niccs::stats::interval::{mean_and_variance, t_quantile};
 
 /// The least relative difference called drift (5%).
 pub const DRIFT_FLOOR: f64 = 0.05;
