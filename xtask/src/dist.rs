@@ -20,12 +20,13 @@ use clap::Args;
 use crate::{run, workspace_root};
 
 /// The crates published to crates.io, in dependency order.
-pub const PUBLISHED: [&str; 11] = [
+pub const PUBLISHED: [&str; 12] = [
     "pavelor",
     "pavelor-kat",
     "pavelor-niccs",
     "pavelor-iccs-helpers",
     "pavelor-pages",
+    "pavelor-elf",
     "pavelor-measure",
     "pavelor-report",
     "pavelor-bench",

@@ -48,7 +48,12 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("core", &["pavelor"]),
     (
         "format",
-        &["pavelor-kat", "pavelor-niccs", "pavelor-iccs-helpers"],
+        &[
+            "pavelor-kat",
+            "pavelor-niccs",
+            "pavelor-iccs-helpers",
+            "pavelor-elf",
+        ],
     ),
     ("pages", &["pavelor-pages"]),
     ("measurement", &["pavelor-measure"]),
@@ -109,11 +114,11 @@ const STANDALONE: &[&str] = &["python", "fuzz"];
 
 /// Every crate of the repository: the twelve workspace members, `python/`
 /// and `fuzz/`.
-const CRATE_COUNT: usize = 17;
+const CRATE_COUNT: usize = 18;
 
 /// The crates with a `src/` (all but `fuzz/`, whose targets are single
 /// files under `fuzz_targets/`).
-const CRATES_WITH_SRC: usize = 16;
+const CRATES_WITH_SRC: usize = 17;
 
 // ---------------------------------------------------------------------------
 // The crates

@@ -28,12 +28,12 @@ pub enum Error {
     /// A library file's header check ([`crate::library::identity::check_header`]).
     #[error(transparent)]
     Header(#[from] crate::library::identity::HeaderError),
-    /// An ELF file's bytes ([`crate::elf`]).
+    /// An ELF file's bytes ([`pavelor_elf`]).
     #[error(transparent)]
-    Elf(#[from] crate::elf::Error),
-    /// An ELF file, with its path ([`crate::elf`]).
+    Elf(#[from] pavelor_elf::Error),
+    /// An ELF file, with its path ([`pavelor_elf`]).
     #[error(transparent)]
-    ElfFile(#[from] crate::elf::FileError),
+    ElfFile(#[from] pavelor_elf::FileError),
     /// Placing a message at the end of its memory ([`crate::page_end`]).
     #[error(transparent)]
     PageEnd(#[from] crate::page_end::Error),

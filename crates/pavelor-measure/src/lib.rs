@@ -13,7 +13,8 @@
 //! * [`worker`] — the measured process (one trial).
 //! * [`campaign`] — calibration, trials, aggregation; [`utc`] — one
 //!   reading of the clock in the records' two UTC forms.
-//! * [`library`] — C `CryptHash` libraries: identity (read with [`elf`]),
+//! * [`library`] — C `CryptHash` libraries: identity (its ELF file read with
+//!   `pavelor-elf`),
 //!   gate, isolation ([`isolate`]); [`cabi`] is the binding.
 //!
 //! * [`page_end`] — a message whose end is a page boundary (the placement
@@ -26,7 +27,6 @@ pub mod aes_probe;
 pub mod cabi;
 pub mod campaign;
 pub mod clock;
-pub mod elf;
 pub mod env;
 pub mod error;
 pub mod host;

@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 
 use pavelor::{Algorithm, Available};
+use pavelor_elf::static_size;
 use pavelor_measure::aes_probe::aes_probe;
 use pavelor_measure::campaign::{FiguresPlan, Method, Observer, run_figures, settle_libraries};
-use pavelor_measure::elf::static_size;
 use pavelor_measure::env::{Emulation, collect};
 use pavelor_measure::host;
 use pavelor_measure::library::gate::{self, GateConfig, LibGate};

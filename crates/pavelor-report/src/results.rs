@@ -2,9 +2,9 @@
 //! the figures that could not be measured.
 
 use pavelor::Backend;
+use pavelor_elf::StaticSize;
 use pavelor_measure::aes_probe::AesProbe;
 use pavelor_measure::campaign::Measurement;
-use pavelor_measure::elf::StaticSize;
 use pavelor_measure::env::Environment;
 use pavelor_measure::host::{HostCheckResult, HostProblem};
 use pavelor_measure::library::gate::{LibGate, LibStatus};

@@ -4,7 +4,7 @@
 //!
 //! The file is untrusted and may be of any size: it is read from its ELF
 //! header, program headers, section headers, dynamic symbol table and
-//! notes ([`crate::elf`]), and hashed in fixed-size chunks, never read
+//! notes (`pavelor_elf`), and hashed in fixed-size chunks, never read
 //! whole into memory.
 
 use std::collections::BTreeSet;
@@ -16,7 +16,7 @@ use object::read::ReadCache;
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
-use crate::elf;
+use pavelor_elf as elf;
 
 /// The identity of one library file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

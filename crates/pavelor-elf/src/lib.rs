@@ -256,7 +256,7 @@ pub fn machine_name(machine: u16, is_64: bool) -> String {
 /// Opens `path` and reads its first [`HEADER_BYTES`]. The outer error:
 /// the file cannot be opened or read (no path in it); the inner one: it
 /// is not an ELF file ([`Ident::parse`]).
-pub(crate) fn open_elf(path: &Path) -> std::io::Result<(File, Result<Ident, Error>)> {
+pub fn open_elf(path: &Path) -> std::io::Result<(File, Result<Ident, Error>)> {
     let mut file = File::open(path)?;
     let mut head = Vec::with_capacity(HEADER_BYTES);
     (&mut file)
@@ -266,7 +266,7 @@ pub(crate) fn open_elf(path: &Path) -> std::io::Result<(File, Result<Ident, Erro
 }
 
 /// One entry of a symbol table, its name borrowed from the string table.
-pub(crate) struct Symbol<'data> {
+pub struct Symbol<'data> {
     /// The name (empty if the entry has none or it is out of the table).
     pub name: &'data [u8],
     /// `st_type`: `STT_FUNC`, `STT_OBJECT`, ...
@@ -282,7 +282,7 @@ pub(crate) struct Symbol<'data> {
 
 /// The headers of an ELF file and what it reads on demand, within
 /// [`MAX_TABLE_BYTES`].
-pub(crate) enum Tables<'data, R: ReadRef<'data>> {
+pub enum Tables<'data, R: ReadRef<'data>> {
     /// `ELFCLASS32`.
     Elf32(ElfTables<'data, elf::FileHeader32<Endianness>, R>),
     /// `ELFCLASS64`.
@@ -292,7 +292,7 @@ pub(crate) enum Tables<'data, R: ReadRef<'data>> {
 impl<'data, R: ReadRef<'data>> Tables<'data, R> {
     /// Reads the file header, the program headers and the section
     /// headers of `data`, a file of the class [`Ident::parse`] found.
-    pub(crate) fn parse(data: R, is_64: bool) -> Result<Self, Error> {
+    pub fn parse(data: R, is_64: bool) -> Result<Self, Error> {
         Ok(if is_64 {
             Tables::Elf64(ElfTables::parse(data)?)
         } else {
@@ -301,7 +301,7 @@ impl<'data, R: ReadRef<'data>> Tables<'data, R> {
     }
 
     /// The `PT_LOAD` segments as (virtual address, memory size).
-    pub(crate) fn load_segments(&self) -> Vec<(u64, u64)> {
+    pub fn load_segments(&self) -> Vec<(u64, u64)> {
         match self {
             Tables::Elf32(t) => t.load_segments(),
             Tables::Elf64(t) => t.load_segments(),
@@ -310,7 +310,7 @@ impl<'data, R: ReadRef<'data>> Tables<'data, R> {
 
     /// Calls `f` for every entry of the first symbol table of type
     /// `sh_type` (`SHT_DYNSYM`, `SHT_SYMTAB`); none if there is none.
-    pub(crate) fn for_each_symbol(
+    pub fn for_each_symbol(
         &mut self,
         sh_type: u32,
         f: impl FnMut(Symbol<'data>),
@@ -323,7 +323,7 @@ impl<'data, R: ReadRef<'data>> Tables<'data, R> {
 
     /// The `NT_GNU_BUILD_ID` note's descriptor, if the file has one: from
     /// the `PT_NOTE` segments, else from the `SHT_NOTE` sections.
-    pub(crate) fn build_id(&mut self) -> Result<Option<&'data [u8]>, Error> {
+    pub fn build_id(&mut self) -> Result<Option<&'data [u8]>, Error> {
         match self {
             Tables::Elf32(t) => t.build_id(),
             Tables::Elf64(t) => t.build_id(),
@@ -332,7 +332,7 @@ impl<'data, R: ReadRef<'data>> Tables<'data, R> {
 }
 
 /// [`Tables`] of one class.
-pub(crate) struct ElfTables<'data, Elf: FileHeader, R: ReadRef<'data>> {
+pub struct ElfTables<'data, Elf: FileHeader, R: ReadRef<'data>> {
     data: R,
     endian: Elf::Endian,
     segments: &'data [Elf::ProgramHeader],

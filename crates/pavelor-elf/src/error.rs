@@ -1,12 +1,12 @@
 //! Why an ELF file was refused: its first bytes are no ELF header, this
 //! machine does not load it, a table is broken or larger than
-//! [`super::MAX_TABLE_BYTES`]. Each message is one line.
+//! [`crate::MAX_TABLE_BYTES`]. Each message is one line.
 
 use std::path::PathBuf;
 
 use object::elf;
 
-use super::{Ident, MAX_TABLE_BYTES, machine_name};
+use crate::{Ident, MAX_TABLE_BYTES, machine_name};
 
 /// What is wrong with an ELF file's bytes, without its path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -137,7 +137,7 @@ pub const SHOWN_BYTES: usize = 8;
 impl Error {
     /// Why `head`, the first bytes of a file, is not an ELF file: "not an
     /// ELF file (it starts with 23 21 2f 62 69 6e 2f 73 ..., "#!/bin/s")".
-    pub(super) fn not_elf(head: &[u8]) -> Error {
+    pub(crate) fn not_elf(head: &[u8]) -> Error {
         if head.is_empty() {
             return Error::Empty;
         }
