@@ -1,38 +1,41 @@
-//! `pavelor compare BASE NEW`: two report directories, each checked as
-//! `report --check` checks it, their figures paired by implementation,
-//! instance and length (or, with a dataset the NICCS harness published on
-//! either side, as [`setups`] says), and for each pair the ratio NEW/BASE
-//! of the mean time (or cycles) per call with its 95% interval
-//! ([`interval`](mod@pavelor_niccs::stats::interval)) and a verdict. A pair without an
-//! interval says why ([`Verdict::NoInterval`]); no ratio, mean or interval
-//! is ever a NaN or an infinity. What differs between the two runs
-//! (machine, counter, method, build, libraries) is named, never mixed
-//! silently. [`Comparison::gate`] is `--fail-above`.
+//! `pavelor compare BASE NEW`: two sides, each a report directory checked
+//! as `report --check` checks it or a dataset the NICCS harness published
+//! ([`Side`]), their figures paired by one loop ([`compare`]): two report
+//! directories by implementation, instance and length, a harness dataset
+//! on either side by instance and length with each implementation its own
+//! row. For each pair, the ratio NEW/BASE of the mean time (or cycles) per
+//! call with its 95% interval
+//! ([`interval`](mod@pavelor_niccs::stats::interval)) and a verdict. A pair
+//! without an interval says why ([`Verdict::NoInterval`]); no ratio, mean
+//! or interval is ever a NaN or an infinity. What differs between the two
+//! sides (machine, counter, method, build, libraries; or, for two setups,
+//! machine, implementation and counter) is named, never mixed silently.
+//! [`Comparison::gate`] is `--fail-above`.
 //!
 //! [`render`] writes the comparison as Markdown, HTML with a chart of the
 //! intervals, and JSON.
 
 mod error;
 pub mod render;
-pub mod setups;
+mod setups;
+mod side;
 
 pub use error::Error;
+pub use side::{HARNESS_UNIT, Side};
 
 use std::path::Path;
 
-use pavelor_measure::campaign::Measurement;
-use pavelor_measure::clock::CounterKind;
-use pavelor_measure::protocol::TrialResult;
 use pavelor_niccs::Limits;
 use serde::Serialize;
 
 use crate::harness_run::{HarnessRun, is_harness_dataset};
 use crate::reload::{Reloaded, check_run};
-use pavelor_niccs::stats;
+use pavelor_measure::clock::CounterKind;
 use pavelor_niccs::stats::interval::{
     self, NoInterval, RatioInterval, log10_ratio, ratio_interval,
 };
-use setups::Side;
+use setups::Differences;
+use side::SideFigure;
 
 /// What the ratios are of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -266,61 +269,7 @@ pub fn compare_dirs(base: &Path, new: &Path, limits: &Limits) -> Result<Comparis
     };
     let (b, n) = (load(base)?, load(new)?);
     let (bd, nd) = (base.display().to_string(), new.display().to_string());
-    Ok(match (&b, &n) {
-        (Loaded::Report(b), Loaded::Report(n)) => compare(b, &bd, n, &nd),
-        _ => setups::compare(&b.side(), &bd, &n.side(), &nd),
-    })
-}
-
-/// The counters of every trial of every record of a run, each once, in
-/// the order first seen.
-fn counters_of(r: &Reloaded) -> Vec<CounterKind> {
-    let mut v = Vec::new();
-    for t in r.campaign.measurements.iter().flat_map(|m| &m.trials) {
-        if !v.contains(&t.counter) {
-            v.push(t.counter);
-        }
-    }
-    v
-}
-
-/// Whether every trial of the run read the hardware cycle counter.
-fn cycle_counted(r: &Reloaded) -> bool {
-    counters_of(r) == [CounterKind::PerfCycles]
-}
-
-/// The run's counter by its unit (`cycles`, `TSC ticks`), from all its
-/// records; when they disagree, every unit they name.
-fn counter_text(r: &Reloaded) -> String {
-    match counters_of(r).as_slice() {
-        [] => CounterKind::None.unit().to_string(),
-        [one] => one.unit().to_string(),
-        several => format!(
-            "mixed: its records name {}",
-            several
-                .iter()
-                .map(|c| c.unit())
-                .collect::<Vec<_>>()
-                .join(" and ")
-        ),
-    }
-}
-
-fn summary(r: &Reloaded, dir: &str) -> RunSummary {
-    RunSummary {
-        dir: dir.to_string(),
-        started: r.campaign.started.clone(),
-        cpu: r.campaign.environment.cpu_model.clone(),
-        unit: counter_text(r),
-    }
-}
-
-/// Per-call values of a trial.
-fn per_call(t: &TrialResult, q: Quantity) -> f64 {
-    match q {
-        Quantity::Cycles => stats::per_call(t.cycles, t.calls),
-        Quantity::Time => stats::seconds_per_call(t.ns, t.calls),
-    }
+    Ok(compare(&b.side(), &bd, &n.side(), &nd))
 }
 
 impl Figure {
@@ -334,21 +283,6 @@ impl Figure {
     }
 }
 
-fn figure(m: &Measurement, q: Quantity) -> Figure {
-    Figure::of_trials(
-        m.trials.iter().map(|t| per_call(t, q)).collect(),
-        m.trials.iter().any(|t| t.disturbed.is_some()),
-    )
-}
-
-fn name_of(r: &Reloaded, op: &str) -> String {
-    r.campaign
-        .subjects
-        .iter()
-        .find(|s| s.id() == op)
-        .map_or_else(|| op.to_string(), |s| s.to_string())
-}
-
 /// What an interval says.
 pub fn verdict(i: &Result<RatioInterval, NoInterval>) -> Verdict {
     match i {
@@ -359,141 +293,58 @@ pub fn verdict(i: &Result<RatioInterval, NoInterval>) -> Verdict {
     }
 }
 
-/// Compares two runs already read and checked.
-pub fn compare(b: &Reloaded, base_dir: &str, n: &Reloaded, new_dir: &str) -> Comparison {
-    let quantity = if cycle_counted(b) && cycle_counted(n) {
+/// Compares two sides already read and checked, each a report directory
+/// or a harness dataset: their figures paired by one loop (two report
+/// directories record by record, else implementation by implementation),
+/// each pair's ratio and verdict, and what differs between them.
+pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Comparison {
+    let quantity = if b.cycle_counted() && n.cycle_counted() {
         Quantity::Cycles
     } else {
         Quantity::Time
     };
-    let key = |m: &Measurement| (m.op.clone(), m.size);
-    let mut pairs = Vec::new();
-    let mut only_base = Vec::new();
-    for mb in &b.campaign.measurements {
-        match n.campaign.measurements.iter().find(|mn| key(mn) == key(mb)) {
-            Some(mn) => pairs.push(Pair::of(
-                mb.op.clone(),
-                name_of(b, &mb.op),
-                mb.size,
-                figure(mb, quantity),
-                figure(mn, quantity),
-            )),
-            None => only_base.push(Unpaired {
-                op: mb.op.clone(),
-                name: name_of(b, &mb.op),
-                size: mb.size,
-            }),
-        }
-    }
-    let only_new = n
-        .campaign
-        .measurements
-        .iter()
-        .filter(|mn| !b.campaign.measurements.iter().any(|mb| key(mb) == key(mn)))
-        .map(|mn| Unpaired {
-            op: mn.op.clone(),
-            name: name_of(n, &mn.op),
-            size: mn.size,
-        })
-        .collect();
+    // Two report directories pair record by record; with a harness dataset
+    // on either side, implementation by implementation.
+    let by_record = matches!((b, n), (Side::Report(_), Side::Report(_)));
+    let (fb, fnew) = (
+        b.figures(quantity, by_record),
+        n.figures(quantity, by_record),
+    );
+    let (pairs, only_base, only_new) = pair_up(&fb, &fnew);
+    let differences = Differences::of(b, n);
     Comparison {
-        base: summary(b, base_dir),
-        new: summary(n, new_dir),
+        base: b.summary(base_dir),
+        new: n.summary(new_dir),
         quantity,
-        setups: None,
-        differences: differences(b, n),
+        setups: differences.setups(b, n, quantity),
+        differences: differences.sentences,
         pairs,
         only_base,
         only_new,
     }
 }
 
-/// A sentence when `what` differs: "machine: BASE ran on X, NEW on Y".
-fn differ(out: &mut Vec<String>, what: &str, b: String, n: String) {
-    if b != n {
-        out.push(format!("{what}: BASE {b}; NEW {n}"));
-    }
-}
-
-fn env_value(r: &Reloaded, key: &str) -> String {
-    r.campaign
-        .niccs_environment_start
-        .iter()
-        .find(|(k, _)| k == key)
-        .map_or_else(
-            || "(not recorded)".into(),
-            |(_, v)| v.as_str().map_or_else(|| v.to_string(), str::to_string),
-        )
-}
-
-fn method_text(r: &Reloaded) -> String {
-    let m = &r.config.method;
-    // `--quick` is the one way to a run without reruns.
-    let kind = if m.disturbed_reruns == 0 {
-        "disturbed trials not run again (--quick, not the NICCS method)".to_string()
-    } else {
-        format!(
-            "up to {} reruns of a disturbed trial (the NICCS method)",
-            m.disturbed_reruns
-        )
-    };
-    format!("{} trials of {} s, {kind}", m.trials, m.trial_target_s)
-}
-
-/// How two runs differ, one sentence per kind.
-pub fn differences(b: &Reloaded, n: &Reloaded) -> Vec<String> {
-    let mut d = Vec::new();
-    let (eb, en) = (&b.campaign.environment, &n.campaign.environment);
-    let machine = |r: &Reloaded, e: &pavelor_measure::env::Environment| {
-        format!(
-            "{} ({} logical CPUs), host {}, kernel {}",
-            e.cpu_model,
-            e.logical_cpus,
-            env_value(r, "hostname"),
-            e.kernel
-        )
-    };
-    differ(&mut d, "machine", machine(b, eb), machine(n, en));
-    let counter = |r: &Reloaded| {
-        let c = counter_text(r);
-        let pmu = r
-            .campaign
-            .emulated_pmu
-            .as_ref()
-            .map_or(String::new(), |w| format!(" (emulated PMU: {w})"));
-        format!("{c}{pmu}")
-    };
-    differ(&mut d, "counter", counter(b), counter(n));
-    differ(&mut d, "method", method_text(b), method_text(n));
-    let emulated = |r: &Reloaded| {
-        r.campaign.emulation.map_or("native".to_string(), |e| {
-            format!("emulated ({})", e.describe())
-        })
-    };
-    differ(&mut d, "execution", emulated(b), emulated(n));
-    let build = |e: &pavelor_measure::env::Environment| {
-        format!(
-            "{}, profile {}, target {}, RUSTFLAGS \"{}\"",
-            e.rustc, e.build_profile, e.target, e.rustflags
-        )
-    };
-    differ(&mut d, "build", build(eb), build(en));
-    for lb in &b.campaign.libs {
-        if let Some(ln) = n.campaign.libs.iter().find(|l| l.spec.name == lb.spec.name) {
-            let sha = |g: &pavelor_measure::library::gate::LibGate| {
-                g.identity
-                    .as_ref()
-                    .map_or_else(|| "(unread)".to_string(), |i| i.sha256.clone())
-            };
-            differ(
-                &mut d,
-                &format!("library `{}`", lb.spec.name),
-                format!("SHA-256 {}", sha(lb)),
-                format!("SHA-256 {}", sha(ln)),
-            );
+/// BASE's figures `fb` set against NEW's `fnew`: every pair of figures
+/// that [`SideFigure::pairs_with`] says are one, in BASE's order (each of
+/// a side's implementations at an instance and length a row of its own; a
+/// checked run has one record per `op` and length, so a record pairs with
+/// one at most), then the figures only BASE has and those only NEW has.
+fn pair_up(fb: &[SideFigure], fnew: &[SideFigure]) -> (Vec<Pair>, Vec<Unpaired>, Vec<Unpaired>) {
+    let mut pairs = Vec::new();
+    let mut only_base = Vec::new();
+    for x in fb {
+        let before = pairs.len();
+        pairs.extend(fnew.iter().filter(|y| x.pairs_with(y)).map(|y| x.pair(y)));
+        if pairs.len() == before {
+            only_base.push(x.unpaired());
         }
     }
-    d
+    let only_new = fnew
+        .iter()
+        .filter(|y| !fb.iter().any(|x| x.pairs_with(y)))
+        .map(SideFigure::unpaired)
+        .collect();
+    (pairs, only_base, only_new)
 }
 
 impl Comparison {
@@ -551,6 +402,9 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)] // tests may fail loudly
 
     use super::*;
+    use crate::harness_run::implementation_plain;
+    use pavelor::Algorithm;
+    use side::What;
 
     fn figure(trials: &[f64]) -> Figure {
         Figure::of_trials(trials.to_vec(), false)
@@ -687,5 +541,117 @@ mod tests {
         assert!(md.contains("| 3.000e-308 |"), "{md}");
         assert!(md.contains("| 3.333e307 |"), "{md}");
         assert!(md.contains("| 1.000e-8 |"), "{md}");
+    }
+
+    fn ours(alg: Algorithm, size: usize) -> SideFigure {
+        SideFigure {
+            what: What::Implementation {
+                alg,
+                id: "ours-avx2-vaes".into(),
+                words: "ours: Rust avx2-vaes backend".into(),
+                harness: false,
+            },
+            size,
+            figure: Figure::of_trials(vec![1.0, 1.1, 0.9], false),
+        }
+    }
+
+    fn niccs(alg: Algorithm, size: usize, variant: &str, cycles: f64) -> SideFigure {
+        SideFigure {
+            what: What::Implementation {
+                alg,
+                id: format!("niccs-{variant}"),
+                words: format!("NICCS: {}", implementation_plain(variant)),
+                harness: true,
+            },
+            size,
+            figure: Figure::of_trials(vec![cycles, cycles * 1.01, cycles * 0.99], false),
+        }
+    }
+
+    fn record(op: &str, size: usize, trials: &[f64]) -> SideFigure {
+        SideFigure {
+            what: What::Record {
+                op: op.into(),
+                name: format!("the {op} subject"),
+            },
+            size,
+            figure: figure(trials),
+        }
+    }
+
+    const P512: Algorithm = Algorithm::Pavelor512;
+
+    #[test]
+    fn two_runs_pair_record_with_record() {
+        let base = [record("a", 32, &BASE), record("b", 32, &BASE)];
+        let new = [record("b", 32, &BASE), record("a", 64, &BASE)];
+        let (pairs, only_base, only_new) = pair_up(&base, &new);
+        let pairs: Vec<(&str, &str, usize)> = pairs
+            .iter()
+            .map(|p| (p.op.as_str(), p.name.as_str(), p.size))
+            .collect();
+        assert_eq!(pairs, [("b", "the b subject", 32)]);
+        assert_eq!((only_base[0].op.as_str(), only_base[0].size), ("a", 32));
+        assert_eq!((only_new[0].op.as_str(), only_new[0].size), ("a", 64));
+        assert_eq!((only_base.len(), only_new.len()), (1, 1));
+    }
+
+    #[test]
+    fn two_datasets_pair_variant_with_variant() {
+        // The optimized record first, as its file name sorts first.
+        let base = [niccs(P512, 4096, "reference", 100.0)];
+        let new = [
+            niccs(P512, 4096, "optimized", 33.0),
+            niccs(P512, 4096, "reference", 100.0),
+        ];
+        let (pairs, only_base, only_new) = pair_up(&base, &new);
+        assert_eq!(pairs.len(), 1);
+        assert_eq!(
+            pairs[0].name,
+            "Pavelor-512 — BASE NICCS: the reference C / NEW NICCS: the reference C"
+        );
+        assert_eq!(pairs[0].ratio, Some(1.0));
+        assert!(only_base.is_empty());
+        assert_eq!(only_new.len(), 1);
+        assert_eq!(only_new[0].name, "Pavelor-512 — NICCS: the optimized C");
+    }
+
+    #[test]
+    fn a_run_beside_a_dataset_gets_a_row_per_variant() {
+        let run = [ours(P512, 4096), ours(P512, 32)];
+        let dataset = [
+            niccs(P512, 4096, "optimized", 33.0),
+            niccs(P512, 4096, "reference", 100.0),
+            niccs(Algorithm::Pavelor768, 4096, "reference", 100.0),
+        ];
+        for (b, n, run_is_base) in [
+            (&run[..], &dataset[..], true),
+            (&dataset[..], &run[..], false),
+        ] {
+            let (pairs, only_base, only_new) = pair_up(b, n);
+            let names: Vec<&str> = pairs.iter().map(|p| p.name.as_str()).collect();
+            let want: [&str; 2] = if run_is_base {
+                [
+                    "Pavelor-512 — BASE ours: Rust avx2-vaes backend / NEW NICCS: the optimized C",
+                    "Pavelor-512 — BASE ours: Rust avx2-vaes backend / NEW NICCS: the reference C",
+                ]
+            } else {
+                [
+                    "Pavelor-512 — BASE NICCS: the optimized C / NEW ours: Rust avx2-vaes backend",
+                    "Pavelor-512 — BASE NICCS: the reference C / NEW ours: Rust avx2-vaes backend",
+                ]
+            };
+            assert_eq!(names, want);
+            let (run_only, dataset_only) = if run_is_base {
+                (&only_base, &only_new)
+            } else {
+                (&only_new, &only_base)
+            };
+            assert_eq!(run_only.len(), 1);
+            assert_eq!(run_only[0].size, 32);
+            assert_eq!(dataset_only.len(), 1);
+            assert_eq!(dataset_only[0].name, "Pavelor-768 — NICCS: the reference C");
+        }
     }
 }

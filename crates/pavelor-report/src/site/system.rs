@@ -7,6 +7,9 @@ use std::path::PathBuf;
 
 use pavelor::Algorithm;
 
+/// The unit of the harness's figures, the one `compare` gives a harness
+/// side.
+pub use crate::compare::HARNESS_UNIT;
 use crate::harness_run::HarnessRun;
 use crate::niccs_dataset::NiccsSubject;
 use crate::reload::Reloaded;
@@ -86,9 +89,6 @@ impl Line {
         self.points.iter().find(|p| p.size == size)
     }
 }
-
-/// The unit of the harness's figures: it reads a hardware cycle counter.
-pub const HARNESS_UNIT: &str = "cycles";
 
 impl System {
     /// The processor, as Markdown text.
