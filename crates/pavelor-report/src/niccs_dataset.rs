@@ -326,20 +326,7 @@ pub fn dataset(config: &Config, c: &RunResults) -> Result<Dataset, Error> {
             r.instance = Some(label.into());
             r.variant = variant.clone();
             r.flags = flags.into();
-            r.plan = niccs::Plan {
-                iterations_per_trial: m.plan.iterations_per_trial,
-                warmups: m.plan.warmups,
-                trials: m.plan.trials,
-                separate_processes: m.plan.separate_processes,
-                estimated_s: m.plan.estimated_s,
-                timeout_per_process_s: m.plan.timeout_per_process_s,
-                calibration_seconds: Some(m.plan.calibration_seconds),
-                ..niccs::Plan::default()
-            };
-            r.plan.extra.insert(
-                "calibration_setup_seconds".into(),
-                Json::from(m.plan.calibration_setup_seconds),
-            );
+            r.plan = m.plan.clone();
             r.kat = Some(status.into());
             r.library = library.clone();
             r.library_sha256 = library_sha256.clone();

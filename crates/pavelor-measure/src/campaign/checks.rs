@@ -43,13 +43,13 @@ impl Measurement {
     pub fn check_plan(&self, method: &Method) -> Result<(), PlanMismatch> {
         let t1 = timed_seconds(&self.calibration);
         let p = &self.plan;
-        if p.calibration_seconds != t1 {
+        if p.calibration_seconds != Some(t1) {
             return Err(PlanMismatch::CalibrationSeconds {
-                recorded: p.calibration_seconds,
+                recorded: p.calibration_seconds.unwrap_or(f64::NAN),
                 timed: t1,
             });
         }
-        let want = method.plan(t1, p.calibration_setup_seconds);
+        let want = method.plan(t1, p.calibration_setup_seconds.unwrap_or(0.0));
         if *p != want {
             return Err(PlanMismatch::NotTheMethods {
                 calibration_s: t1,
@@ -84,7 +84,7 @@ pub enum PlanMismatch {
     /// The plan's calibration time is not the calibration's.
     #[error("plan.calibration_seconds is {recorded} but the calibration took {timed} s")]
     CalibrationSeconds {
-        /// `plan.calibration_seconds`.
+        /// `plan.calibration_seconds` (NaN when there is none).
         recorded: f64,
         /// The calibration's timed seconds.
         timed: f64,

@@ -78,29 +78,11 @@ pub const DEFAULT_WORKER_MEMORY_BYTES: u64 = 2 << 30;
 pub const DISTURBED_RERUNS: usize = 2;
 
 /// What the planning rule decided for one operation, from its calibration:
-/// the harness's record `plan` fields, plus the calibration figures that
-/// let anyone recompute them.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TrialPlan {
-    /// Timed calls in each trial.
-    pub iterations_per_trial: u64,
-    /// Untimed calls before the timed ones, in each trial process.
-    pub warmups: u64,
-    /// Trials.
-    pub trials: u64,
-    /// Whether each trial runs in its own process (the harness: worker
-    /// start-up under `separate_process_setup_s`).
-    pub separate_processes: bool,
-    /// Planned duration of the operation, seconds.
-    pub estimated_s: f64,
-    /// Time limit of one trial process, seconds.
-    pub timeout_per_process_s: f64,
-    /// `t1`: the one cold call of the calibration process, seconds.
-    pub calibration_seconds: f64,
-    /// The calibration process's wall time less `t1`: start-up, loading
-    /// and exit, seconds.
-    pub calibration_setup_seconds: f64,
-}
+/// the harness's record `plan`, with the calibration figures that let
+/// anyone recompute it (`calibration_seconds`, `t1`, and
+/// `calibration_setup_seconds`, the calibration process's wall time less
+/// `t1`), which [`Method::plan`] always sets.
+pub type TrialPlan = pavelor_niccs::Plan;
 
 impl Method {
     /// The NICCS harness's method: 5 trials of 0.5 s, at least 100 calls,
@@ -174,8 +156,9 @@ impl Method {
             separate_processes: separate,
             estimated_s,
             timeout_per_process_s,
-            calibration_seconds: t1,
-            calibration_setup_seconds: setup,
+            calibration_seconds: Some(t1),
+            calibration_setup_seconds: Some(setup),
+            extra: Default::default(),
         }
     }
 
@@ -193,21 +176,16 @@ fn process_limit_s(calls: u64, t1: f64, setup: f64) -> f64 {
     3.0 * (calls as f64) * t1 + 3.0 * setup + 300.0
 }
 
-impl TrialPlan {
-    /// The time limit of one trial process, seconds, for a calibration of
-    /// `t1` seconds. Every trial gets a process of its own, also where the
-    /// harness would run them all in one (a worker that takes a minute to
-    /// start): the limit is then the one of a single trial.
-    pub(super) fn trial_limit_s(&self, t1: f64) -> f64 {
-        if self.separate_processes {
-            self.timeout_per_process_s
-        } else {
-            process_limit_s(
-                self.iterations_per_trial + self.warmups,
-                t1,
-                self.calibration_setup_seconds,
-            )
-        }
+/// The time limit of one trial process of `plan`, seconds, for a
+/// calibration of `t1` seconds. Every trial gets a process of its own, also
+/// where the harness would run them all in one (a worker that takes a
+/// minute to start): the limit is then the one of a single trial.
+pub(super) fn trial_limit_s(plan: &TrialPlan, t1: f64) -> f64 {
+    if plan.separate_processes {
+        plan.timeout_per_process_s
+    } else {
+        let setup = plan.calibration_setup_seconds.unwrap_or(0.0);
+        process_limit_s(plan.iterations_per_trial + plan.warmups, t1, setup)
     }
 }
 
@@ -318,13 +296,13 @@ mod tests {
     fn a_trial_s_limit_is_the_harness_s_for_one_trial() {
         let m = Method::standard();
         let p = m.plan(0.00369, 0.000936548772338948);
-        assert_eq!(p.trial_limit_s(0.00369), p.timeout_per_process_s);
+        assert_eq!(trial_limit_s(&p, 0.00369), p.timeout_per_process_s);
         // All trials in one process as the harness plans it: each of ours
         // gets the limit of a process of one trial (5 x 136 calls would
         // allow 5 times as long).
         let p = m.plan(0.00369, 61.0);
         assert!(!p.separate_processes);
-        let one = p.trial_limit_s(0.00369);
+        let one = trial_limit_s(&p, 0.00369);
         assert_eq!(one, 3.0 * (136.0 + 3.0) * 0.00369 + 3.0 * 61.0 + 300.0);
         assert!(one < p.timeout_per_process_s);
     }

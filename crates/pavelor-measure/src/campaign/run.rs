@@ -6,7 +6,7 @@
 use std::process::Command;
 
 use super::checks::{check_bound, check_consistency, disturbance};
-use super::plan::Budget;
+use super::plan::{Budget, trial_limit_s};
 use super::stats::timed_seconds;
 use super::{Answer, Fault, FaultKind, Measurement, Method};
 use crate::aes_probe::AesBound;
@@ -260,7 +260,7 @@ pub fn measure(
     } else {
         spec.calls = plan.iterations_per_trial;
         spec.warmups = plan.warmups;
-        let limit = plan.trial_limit_s(t1);
+        let limit = trial_limit_s(&plan, t1);
         let mut command_line = Vec::new();
         for _ in 0..plan.trials {
             let (t, cl, wall) = trial_with_reruns(

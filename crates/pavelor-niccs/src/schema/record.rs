@@ -26,6 +26,10 @@ pub struct Plan {
     /// pavelor; the harness does not write it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration_seconds: Option<f64>,
+    /// Seconds of the calibration process's start-up, loading and exit
+    /// (its wall time less `calibration_seconds`; written by pavelor).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration_setup_seconds: Option<f64>,
     /// Keys this schema does not know.
     #[serde(flatten)]
     pub extra: JsonObject,
