@@ -81,7 +81,7 @@ pub fn derive(dir: &Path) -> Result<Vec<u8>, String> {
         let mut dsts: Vec<Vec<Vec<u8>>> = Vec::new();
         for (i, kind) in KatKind::ALL.into_iter().enumerate() {
             let path = dir.join(kind.file_name(alg));
-            let text = read_limited(&path, max_file_bytes(kind))?;
+            let text = read_limited(&path, max_file_bytes(kind)).map_err(|e| e.to_string())?;
             strict_sha256[i] = embedded::strict_sha256(&text);
             file_sha256[i] = Sha256::digest(&text).into();
             dsts.push(digests(alg, kind, &path, &text)?);
@@ -102,7 +102,7 @@ pub fn derive(dir: &Path) -> Result<Vec<u8>, String> {
             },
         ));
     }
-    embedded::encode(&instances)
+    embedded::encode(&instances).map_err(|e| e.to_string())
 }
 
 /// The `Dst` of every record of one official file, after checking that the

@@ -108,7 +108,7 @@ fn key(alg: Algorithm) -> String {
 }
 
 fn read_records(path: &Path, kind: KatKind) -> Result<Vec<Record>, String> {
-    let text = read_limited(path, max_file_bytes(kind))?;
+    let text = read_limited(path, max_file_bytes(kind)).map_err(|e| e.to_string())?;
     let records = format::parse(&text).map_err(|e| format!("{}: {e:?}", path.display()))?;
     Ok(records.into_iter().map(|l| l.record).collect())
 }

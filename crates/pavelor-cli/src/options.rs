@@ -47,21 +47,29 @@ impl BackendOpt {
 
 /// The backend named by [`BACKEND_ENV`], parsed (not detected: commands
 /// that measure every backend accept any name): `None` if unset or empty.
-/// The error is the core's message for an unknown name, after the
-/// variable and its value.
-pub fn backend_from_env() -> Result<Option<Backend>, String> {
+pub fn backend_from_env() -> Result<Option<Backend>, BackendEnvError> {
     let Some(value) = std::env::var_os(BACKEND_ENV).filter(|v| !v.is_empty()) else {
         return Ok(None);
     };
     let value = value.to_string_lossy();
     match Backend::from_name(&value) {
         Some(backend) => Ok(Some(backend)),
-        None => Err(format!(
-            "{BACKEND_ENV}='{}': {}",
-            value.escape_debug(),
-            pavelor::Error::UnknownBackend
-        )),
+        None => Err(BackendEnvError {
+            value: value.into_owned(),
+            source: pavelor::Error::UnknownBackend,
+        }),
     }
+}
+
+/// [`BACKEND_ENV`] names no backend: the `Display` is the core's message
+/// for an unknown name, after the variable and its value.
+#[derive(Debug, thiserror::Error)]
+#[error("{}='{}': {source}", BACKEND_ENV, .value.escape_debug())]
+pub struct BackendEnvError {
+    /// The variable's value.
+    value: String,
+    /// The core's error.
+    source: pavelor::Error,
 }
 
 /// The names of every backend this build knows ([`Backend::ALL`]), as

@@ -213,7 +213,7 @@ pub struct InstanceAnswers {
 
 /// Encodes the data file from the answers of the three instances (in
 /// [`Algorithm::ALL`] order). Errors name what has the wrong shape.
-pub fn encode(instances: &[(Algorithm, InstanceAnswers)]) -> Result<Vec<u8>, String> {
+pub fn encode(instances: &[(Algorithm, InstanceAnswers)]) -> Result<Vec<u8>, EncodeError> {
     let mut out = MAGIC.to_vec();
     if instances.len() != Algorithm::ALL.len()
         || instances
@@ -221,11 +221,14 @@ pub fn encode(instances: &[(Algorithm, InstanceAnswers)]) -> Result<Vec<u8>, Str
             .zip(Algorithm::ALL)
             .any(|((a, _), b)| *a != b)
     {
-        return Err("need the answers of Pavelor-512, -768 and -1024, in that order".into());
+        return Err(EncodeError::Instances);
     }
     for (alg, a) in instances {
         let len = alg.output_len();
-        let bad_len = |what: &str| format!("{alg}: {what} has the wrong length");
+        let bad_len = |what: &'static str| EncodeError::Length {
+            algorithm: *alg,
+            what,
+        };
         for sha in a.strict_sha256.iter().chain(&a.file_sha256) {
             out.extend_from_slice(sha);
         }
@@ -254,9 +257,31 @@ pub fn encode(instances: &[(Algorithm, InstanceAnswers)]) -> Result<Vec<u8>, Str
     let sum = Sha256::digest(&out);
     out.extend_from_slice(&sum);
     if out.len() != DATA_LEN {
-        return Err(format!("encoded {} bytes, expected {DATA_LEN}", out.len()));
+        return Err(EncodeError::Size { bytes: out.len() });
     }
     Ok(out)
+}
+
+/// What [`encode`] found in the wrong shape.
+#[derive(Debug, thiserror::Error)]
+pub enum EncodeError {
+    /// Not the three instances in [`Algorithm::ALL`] order.
+    #[error("need the answers of Pavelor-512, -768 and -1024, in that order")]
+    Instances,
+    /// A list of answers, or an answer, has the wrong length.
+    #[error("{algorithm}: {what} has the wrong length")]
+    Length {
+        /// The instance.
+        algorithm: Algorithm,
+        /// The file (`KAT_2_12`, ...) or `a KAT_2_12 Dst`.
+        what: &'static str,
+    },
+    /// The encoded data is not [`DATA_LEN`] bytes.
+    #[error("encoded {bytes} bytes, expected {}", DATA_LEN)]
+    Size {
+        /// The bytes encoded.
+        bytes: usize,
+    },
 }
 
 /// Python's `str.strip()` whitespace, restricted to ASCII.

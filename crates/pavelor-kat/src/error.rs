@@ -11,8 +11,8 @@ use crate::suite::KatKind;
 pub enum Error {
     /// The implementation under test refused to hash; the detail is its
     /// own message.
-    #[error("{0}")]
-    Implementation(String),
+    #[error(transparent)]
+    Implementation(crate::implementation::DigestError),
     /// The implementation returned a digest of the wrong length.
     #[error("the implementation returned {got} digest bytes, {algorithm} has {want}")]
     DigestLength {

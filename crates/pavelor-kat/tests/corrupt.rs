@@ -11,6 +11,7 @@ use pavelor::{Algorithm, Available};
 use pavelor_kat::Implementation;
 use pavelor_kat::embedded::Answers;
 use pavelor_kat::format::{self, Record};
+use pavelor_kat::implementation::DigestError;
 use pavelor_kat::official::{
     MAX_FILE_BYTES_2_12, Report, check_embedded, check_file, check_file_bytes, read_limited,
 };
@@ -220,7 +221,7 @@ struct WrongBeyondPrefix {
 }
 
 impl Implementation for WrongBeyondPrefix {
-    fn digest(&mut self, alg: Algorithm, msg: &[u8], nbits: u64) -> Result<Vec<u8>, String> {
+    fn digest(&mut self, alg: Algorithm, msg: &[u8], nbits: u64) -> Result<Vec<u8>, DigestError> {
         let mut d = Available::best().digest(alg, msg, nbits)?;
         if nbits == self.at
             && let Some(last) = d.last_mut()
@@ -244,7 +245,7 @@ struct WrongAt {
 }
 
 impl Implementation for WrongAt {
-    fn digest(&mut self, alg: Algorithm, msg: &[u8], nbits: u64) -> Result<Vec<u8>, String> {
+    fn digest(&mut self, alg: Algorithm, msg: &[u8], nbits: u64) -> Result<Vec<u8>, DigestError> {
         let mut d = Available::best().digest(alg, msg, nbits)?;
         if nbits == self.at {
             d[0] ^= 1;
@@ -298,7 +299,9 @@ fn oversized_and_unbounded_files_are_refused_with_bounded_memory() {
     // /dev/zero behind a KAT name: refused as not a regular file, unread.
     let r = check_file(&mut imp, ALG, KatKind::Kat2_23, &zero, &mut |_, _| {});
     assert_fails(&r, None, "a character device, not a regular file");
-    let e = read_limited(&zero, MAX_FILE_BYTES_2_12).unwrap_err();
+    let e = read_limited(&zero, MAX_FILE_BYTES_2_12)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("not a regular file; refused"), "{e}");
     let growth = peak_rss_kib().saturating_sub(before);
     assert!(growth < 64 * 1024, "peak RSS grew by {growth} KiB");
@@ -312,9 +315,9 @@ fn symlink_to_a_regular_file_is_followed() {
     let link = dir.path().join(KatKind::Kat2_23.file_name(ALG));
     std::os::unix::fs::symlink(&real, &link).unwrap();
     assert_eq!(read_limited(&link, 3).unwrap(), b"abc");
-    let e = read_limited(&link, 2).unwrap_err();
+    let e = read_limited(&link, 2).unwrap_err().to_string();
     assert!(e.contains("larger than 2 bytes"), "{e}");
-    let e = read_limited(dir.path(), 2).unwrap_err();
+    let e = read_limited(dir.path(), 2).unwrap_err().to_string();
     assert!(e.contains("it is a directory, not a regular file"), "{e}");
 }
 

@@ -51,9 +51,9 @@ pub enum Error {
     /// The KAT directory does not exist.
     #[error("KAT directory {}: not found", .0.display())]
     KatDirMissing(PathBuf),
-    /// A KAT file could not be read (the reader's description).
-    #[error("{0}")]
-    KatRead(String),
+    /// A KAT file could not be read.
+    #[error(transparent)]
+    KatRead(#[from] pavelor_kat::official::ReadError),
     /// A KAT file does not parse.
     #[error("{}: {source}", path.display())]
     KatParse {

@@ -2,7 +2,7 @@
 //! [`max_file_bytes`] of its kind.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::suite::KatKind;
 
@@ -32,45 +32,75 @@ pub fn max_file_bytes(kind: KatKind) -> u64 {
 /// the check and the read, the read is still bounded (`Read::take`), so no
 /// more than `limit + 1` bytes are ever held.
 ///
-/// The error is one line naming the file, for the caller to print.
-pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
-    let shown = path.display();
-    // `metadata` follows symbolic links, so this is the target's type.
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!(
-            "cannot read {shown}: it is {}, not a regular file; refused",
-            file_type_name(&meta.file_type())
-        ));
-    }
-    let too_big = || {
-        format!(
-            "{shown} is larger than {limit} bytes, more than any official KAT file of its kind; refused"
-        )
+/// The error ([`ReadError`]) is one line naming the file, for the caller
+/// to print.
+pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let io = |source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
     };
+    let not_a_file = |t: &std::fs::FileType| ReadError::NotAFile {
+        path: path.to_path_buf(),
+        kind: file_type_name(t),
+    };
+    let too_big = || ReadError::TooLarge {
+        path: path.to_path_buf(),
+        limit,
+    };
+    // `metadata` follows symbolic links, so this is the target's type.
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(not_a_file(&meta.file_type()));
+    }
     if meta.len() > limit {
         return Err(too_big());
     }
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let file = std::fs::File::open(path).map_err(io)?;
     // What was opened must still be a regular file (it may have been
     // replaced since the check above).
-    let opened = file
-        .metadata()
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let opened = file.metadata().map_err(io)?;
     if !opened.is_file() {
-        return Err(format!(
-            "cannot read {shown}: it is {}, not a regular file; refused",
-            file_type_name(&opened.file_type())
-        ));
+        return Err(not_a_file(&opened.file_type()));
     }
     let mut text = Vec::new();
-    file.take(limit + 1)
-        .read_to_end(&mut text)
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    file.take(limit + 1).read_to_end(&mut text).map_err(io)?;
     if text.len() as u64 > limit {
         return Err(too_big());
     }
     Ok(text)
+}
+
+/// Why [`read_limited`] read no text; the `Display` is one line naming the
+/// file.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The failure.
+        source: std::io::Error,
+    },
+    /// The file is not a regular file (after symbolic links).
+    #[error("cannot read {}: it is {kind}, not a regular file; refused", path.display())]
+    NotAFile {
+        /// The file.
+        path: PathBuf,
+        /// What it is: "a directory", "a FIFO", ...
+        kind: &'static str,
+    },
+    /// The file is larger than the limit.
+    #[error(
+        "{} is larger than {limit} bytes, more than any official KAT file of its kind; refused",
+        path.display()
+    )]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The limit, bytes.
+        limit: u64,
+    },
 }
 
 /// "a directory", "a FIFO", ... for [`read_limited`]'s refusal.

@@ -28,7 +28,7 @@ pub fn check_file(
 ) -> Report {
     match read_limited(path, max_file_bytes(kind)) {
         Ok(text) => check_file_bytes(imp, alg, kind, &text, progress),
-        Err(reason) => Report::new(alg, kind).fail(Failure::of_file(reason)),
+        Err(e) => Report::new(alg, kind).fail(Failure::of_file(e.to_string())),
     }
 }
 

@@ -43,7 +43,9 @@ mod file_check;
 mod report;
 mod schedule;
 
-pub use bounded_read::{MAX_FILE_BYTES_2_12, MAX_FILE_BYTES_OTHER, max_file_bytes, read_limited};
+pub use bounded_read::{
+    MAX_FILE_BYTES_2_12, MAX_FILE_BYTES_OTHER, ReadError, max_file_bytes, read_limited,
+};
 pub use embedded_check::check_embedded;
 pub use file_check::{check_file, check_file_bytes};
 pub use report::{Failure, Report};

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use pavelor::Algorithm;
 use pavelor_kat::Drng;
 use pavelor_kat::format::encode_hex_upper;
-use pavelor_kat::implementation::Implementation;
+use pavelor_kat::implementation::{DigestError, Implementation};
 use pavelor_kat::official;
 use pavelor_kat::suite::KatKind;
 use serde::{Deserialize, Serialize};
@@ -317,12 +317,12 @@ pub struct CImplementation<'a> {
 }
 
 impl Implementation for CImplementation<'_> {
-    fn digest(&mut self, alg: Algorithm, msg: &[u8], nbits: u64) -> Result<Vec<u8>, String> {
+    fn digest(&mut self, alg: Algorithm, msg: &[u8], nbits: u64) -> Result<Vec<u8>, DigestError> {
         if self.out.digest().len() != alg.output_len() {
             self.out = GuardedDigest::new(alg.output_len());
         }
-        // The verifier's interface takes the failure as text.
-        digest_via(self.lib, alg, &mut self.out, msg, nbits).map_err(|e| e.to_string())
+        digest_via(self.lib, alg, &mut self.out, msg, nbits)
+            .map_err(|e| DigestError::Other(Box::new(e)))
     }
 }
 

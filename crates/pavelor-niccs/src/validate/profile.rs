@@ -18,7 +18,7 @@ pub(super) fn check_profile(name: &str, p: &Json) -> Result<(), Problem> {
         .get_or_null("total")
         .get("ticks")
         .ok_or_else(|| bad("total has no ticks".to_string()))?;
-    let by_fn = ticks_by_function(p).map_err(bad)?;
+    let by_fn = ticks_by_function(p).map_err(|e| bad(e.to_string()))?;
     let share_of = |ticks: &Json| {
         if total.truthy() {
             py_div(ticks, total)
@@ -54,11 +54,11 @@ pub(super) fn check_profile(name: &str, p: &Json) -> Result<(), Problem> {
 
 /// The ticks of the profile's `calls`, summed per function (`fn`), in the
 /// order the functions first appear.
-fn ticks_by_function(p: &Json) -> Result<OrderedMap<Json>, String> {
+fn ticks_by_function(p: &Json) -> Result<OrderedMap<Json>, CallsError> {
     let calls: &[Json] = match p.get("calls") {
         None => &[],
         Some(Json::Array(items)) => items,
-        Some(_) => return Err("calls is not a list".to_string()),
+        Some(_) => return Err(CallsError::NotAList),
     };
     let mut by_fn: OrderedMap<Json> = OrderedMap::new();
     for c in calls {
@@ -66,14 +66,25 @@ fn ticks_by_function(p: &Json) -> Result<OrderedMap<Json>, String> {
         let ticks = c
             .get("ticks")
             .filter(|t| t.as_f64().is_some())
-            .ok_or_else(|| format!("a call of {f} has no ticks"))?;
+            .ok_or_else(|| CallsError::NoTicks(f.clone()))?;
         let sum = match by_fn.get(&f) {
-            Some(prev) => py_add(prev, ticks).ok_or_else(|| "tick sum overflows".to_string())?,
+            Some(prev) => py_add(prev, ticks).ok_or(CallsError::Overflow)?,
             None => ticks.clone(),
         };
         by_fn.insert(f, sum);
     }
     Ok(by_fn)
+}
+
+/// Why a profile's `calls` give no ticks per function.
+#[derive(Debug, thiserror::Error)]
+enum CallsError {
+    #[error("calls is not a list")]
+    NotAList,
+    #[error("a call of {0} has no ticks")]
+    NoTicks(String),
+    #[error("tick sum overflows")]
+    Overflow,
 }
 
 #[cfg(test)]
