@@ -5,10 +5,9 @@
 use std::path::PathBuf;
 
 use pavelor::Algorithm;
-use pavelor_measure::campaign::Method;
-use pavelor_measure::library::LibSpec;
-use pavelor_measure::ops::Operation;
-use pavelor_measure::protocol::WorkerCommand;
+use pavelor_measure::{
+    campaign::Method, library::LibSpec, ops::Operation, protocol::WorkerCommand,
+};
 
 /// The message lengths S1..S8 of the NICCS guide, in bytes.
 pub const SIZES: [usize; 8] = [32, 128, 512, 1024, 4096, 8192, 16384, 65536];

@@ -54,7 +54,7 @@ pub mod site;
 pub mod validate;
 
 pub use config::{ANCHORS_32B, ANCHORS_64K, Config, DEFAULT_LIB_BUDGET_S, Progress, SIZES};
-pub use job::{run, subjects};
+pub use job::run;
 pub use kat::KatResult;
 pub use render::{markdown, page_context, rendered_files};
 pub use results::{FigureFailure, RunResults};

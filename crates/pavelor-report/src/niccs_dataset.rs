@@ -12,9 +12,11 @@ use pavelor::{Algorithm, Backend};
 use crate::config::Config;
 use crate::results::RunResults;
 use crate::rows::{Ctx, Row};
-use pavelor_measure::campaign::Measurement;
-use pavelor_measure::clock::CounterKind;
-use pavelor_measure::ops::{Operation, Subject};
+use pavelor_measure::{
+    campaign::Measurement,
+    clock::CounterKind,
+    ops::{Operation, Subject},
+};
 use pavelor_niccs::{
     self as niccs, Build, BuildEntry, Dataset, Json, JsonObject, OrderedMap, Planning, Process,
     Record, Trial,

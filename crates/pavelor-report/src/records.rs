@@ -11,12 +11,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::results::RunResults;
-use pavelor_measure::campaign::{Measurement, Method};
-use pavelor_measure::clock::CounterKind;
-use pavelor_measure::env::Environment;
-use pavelor_measure::host::HostProblem;
-use pavelor_measure::library::identity::Identity;
-use pavelor_measure::ops::{Operation, Subject};
+use pavelor_measure::{
+    campaign::{Measurement, Method},
+    clock::CounterKind,
+    env::Environment,
+    host::HostProblem,
+    library::identity::Identity,
+    ops::{Operation, Subject},
+};
 
 use crate::record_files::{
     AES_PROBE, ENVIRONMENT, FAILURES, FIGURE_SCHEMA, HOST_CHECKS, KAT, RUN_RECORD, RUN_SCHEMA,

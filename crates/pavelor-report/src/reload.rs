@@ -14,9 +14,12 @@ use std::path::{Path, PathBuf};
 
 use pavelor::Backend;
 use pavelor_kat::atomic_file::atomic_write;
-use pavelor_measure::campaign::{Measurement, PlanMismatch};
-use pavelor_measure::clock::CounterKind;
-use pavelor_measure::ops::Subject;
+use pavelor_measure::{
+    campaign::{Measurement, PlanMismatch},
+    clock::CounterKind,
+    library::gate::LibGate,
+    ops::Subject,
+};
 use pavelor_niccs::evidence::{Evidence, Limits, SYSTEM_ID_RULE, is_system_id};
 use serde::de::DeserializeOwned;
 
@@ -29,7 +32,6 @@ use crate::records::{Derived, FigureRecord, RunRecord};
 use crate::render::rendered_files;
 use crate::results::FigureFailure;
 use crate::results::RunResults;
-use pavelor_measure::library::gate::LibGate;
 use pavelor_niccs as niccs;
 
 /// A report directory's contents, as the run had them.

@@ -3,12 +3,14 @@
 
 use pavelor::Backend;
 use pavelor_elf::StaticSize;
-use pavelor_measure::aes_probe::AesProbe;
-use pavelor_measure::campaign::Measurement;
-use pavelor_measure::env::Environment;
-use pavelor_measure::host::{HostCheckResult, HostProblem};
-use pavelor_measure::library::gate::{LibGate, LibStatus};
-use pavelor_measure::ops::Subject;
+use pavelor_measure::{
+    aes_probe::AesProbe,
+    campaign::Measurement,
+    env::Environment,
+    host::{HostCheckResult, HostProblem},
+    library::gate::{LibGate, LibStatus},
+    ops::Subject,
+};
 
 use crate::kat::KatResult;
 

@@ -8,8 +8,10 @@ use pavelor::Algorithm;
 use crate::config::Config;
 use crate::config::SIZES;
 use crate::results::RunResults;
-use pavelor_measure::campaign::Measurement;
-use pavelor_measure::ops::{Operation, Subject};
+use pavelor_measure::{
+    campaign::Measurement,
+    ops::{Operation, Subject},
+};
 
 /// Where an implementation comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

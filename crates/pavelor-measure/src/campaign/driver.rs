@@ -4,8 +4,7 @@
 //! the workers left behind are counted, and a library that passed its gate
 //! keeps PASS only if every figure of it was measured.
 //!
-//! A front end watches through an [`Observer`] and gets one
-//! [`FiguresResult`] back.
+//! [`super::run()`] drives it with the libraries' gates before it.
 
 use std::collections::HashMap;
 
@@ -23,6 +22,9 @@ pub trait Observer {
     fn phase(&mut self, name: &str, steps: u64);
     /// One step of the phase begins or ends, with a short description.
     fn step(&mut self, text: &str);
+    /// A library's gate is done: its verdict before its figures (one step
+    /// of the gates' phase).
+    fn library_checked(&mut self, gate: &LibGate);
 }
 
 /// A figure that could not be measured (a worker failed, crashed or hung,
@@ -42,7 +44,7 @@ pub struct FigureFailure {
 
 /// What the figures of a campaign are: every subject at every size, the
 /// method, and the limits.
-pub struct FiguresPlan<'a> {
+pub(super) struct FiguresPlan<'a> {
     /// The worker to start for each trial.
     pub worker: &'a WorkerCommand,
     /// The method of every figure.
@@ -59,7 +61,7 @@ pub struct FiguresPlan<'a> {
 
 /// What the figures of a campaign gave.
 #[derive(Default)]
-pub struct FiguresResult {
+pub(super) struct FiguresResult {
     /// The figures measured, in order.
     pub measurements: Vec<Measurement>,
     /// The figures that could not be measured, in order.
@@ -71,7 +73,7 @@ pub struct FiguresResult {
 /// Measures every subject of `plan` at every size, in order, reporting a
 /// phase `"performance"` and one step per figure to `observer`.
 /// `probe` is the AES probe the figures are bounded by, if there is one.
-pub fn run_figures(
+pub(super) fn run_figures(
     plan: &FiguresPlan<'_>,
     probe: &mut Option<AesProbe>,
     observer: &mut dyn Observer,
@@ -173,7 +175,7 @@ fn skipped(
 /// was measured: the first failed figure gives it its status and reason,
 /// and its figures are dropped. `subjects` are the subjects the figures
 /// were measured of.
-pub fn settle_libraries(
+pub(super) fn settle_libraries(
     mut libs: Vec<LibGate>,
     subjects: &[Subject],
     figures: &mut FiguresResult,

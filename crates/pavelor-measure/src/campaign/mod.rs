@@ -2,7 +2,7 @@
 //! processes, aggregation.
 //!
 //! This module holds the types they share ([`Measurement`], [`Fault`],
-//! [`FaultKind`]); the rest is in five submodules, each re-exported here
+//! [`FaultKind`]); the rest is in six submodules, each re-exported here
 //! (every item is `campaign::X`):
 //!
 //! * `plan` — the policy: [`Method`] and its constants, the harness's
@@ -19,12 +19,15 @@
 //!   against what the campaign knows itself), the load averages, and
 //!   [`measure`]: the calibration, the trials and the reruns of disturbed
 //!   ones, then the checks.
-//! * `driver` — the campaign over many figures ([`run_figures`]): the
+//! * `driver` — the campaign over many figures (`run_figures`): the
 //!   library budget, no more figures of a library after its first
-//!   failure, the processes left behind, and [`settle_libraries`]; a
-//!   front end watches through an [`Observer`].
+//!   failure, the processes left behind, and `settle_libraries`.
+//! * `whole` — the whole campaign from one [`CampaignPlan`] ([`run()`]):
+//!   the libraries' gates, then the figures, then the libraries' verdicts;
+//!   a front end watches through an [`Observer`] and gets one [`Campaign`].
 //!
-//! Order, with no cycle: `plan` → `stats` → `checks` → `run` → `driver`; each uses
+//! Order, with no cycle: `plan` → `stats` → `checks` → `run` → `driver` →
+//! `whole`; each uses
 //! this module's types and those before it, never one after it.
 
 use serde::{Deserialize, Serialize};
@@ -36,18 +39,18 @@ mod driver;
 mod plan;
 mod run;
 mod stats;
+mod whole;
 
 pub use checks::{
     BOUND_REPROBES, CACHED_FACTOR, CHECK_TRIALS, DISTURBED_WAIT_SHARE, IMPLAUSIBLE_BELOW_BOUND,
     PlanMismatch, disturbance,
 };
-pub use driver::{
-    FigureFailure, FiguresPlan, FiguresResult, Observer, run_figures, settle_libraries,
-};
+pub use driver::{FigureFailure, Observer};
 pub use plan::{
     DEFAULT_OP_LIMIT_S, DEFAULT_WORKER_MEMORY_BYTES, DISTURBED_RERUNS, Method, TrialPlan,
 };
 pub use run::{leftovers_killed, load_average, measure};
+pub use whole::{Campaign, CampaignPlan, run};
 
 /// Why a figure has no value.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

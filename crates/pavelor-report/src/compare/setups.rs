@@ -9,8 +9,7 @@
 //! and the comparison says so first ([`Differences::setups`]).
 
 use pavelor::Algorithm;
-use pavelor_measure::env::Environment;
-use pavelor_measure::library::gate::LibGate;
+use pavelor_measure::{env::Environment, library::gate::LibGate};
 
 use super::Quantity;
 use super::side::{Side, counter_text};

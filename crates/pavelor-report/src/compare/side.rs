@@ -10,9 +10,7 @@
 //! one row each. Every such row names the implementation of each side.
 
 use pavelor::Algorithm;
-use pavelor_measure::campaign::Measurement;
-use pavelor_measure::clock::CounterKind;
-use pavelor_measure::protocol::TrialResult;
+use pavelor_measure::{campaign::Measurement, clock::CounterKind, protocol::TrialResult};
 use pavelor_niccs::stats;
 
 use super::{Figure, Pair, Quantity, RunSummary, Unpaired};

@@ -1,11 +1,10 @@
 //! One function per section of the NICCS §3.5 report, each reading the
 //! implementation-agnostic rows of [`crate::rows::Ctx`].
 
-use pavelor_measure::env::Emulation;
+use pavelor_measure::{env::Emulation, library::gate::LibStatus};
 use std::fmt::Write as _;
 
 use crate::rows::Ctx;
-use pavelor_measure::library::gate::LibStatus;
 use pavelor_pages::html::{markdown_code, markdown_literal};
 
 pub mod baselines;

@@ -10,8 +10,10 @@ use pavelor::{Algorithm, Backend};
 use crate::charts::chart_name;
 use crate::record_files::record_name;
 use crate::rows::{Ctx, Family, Row, human_ns};
-use pavelor_measure::aes_probe::AES_ROUNDS_PER_PAFF;
-use pavelor_measure::ops::{Operation, Subject};
+use pavelor_measure::{
+    aes_probe::AES_ROUNDS_PER_PAFF,
+    ops::{Operation, Subject},
+};
 use pavelor_niccs::stats::interval::mean_interval;
 
 /// Section 4.

@@ -1,0 +1,192 @@
+//! The whole campaign from one plan: the libraries through their gates,
+//! then every subject at every size ([`run_figures`]), then each library's
+//! verdict settled by its figures ([`settle_libraries`]).
+//!
+//! A front end builds a [`CampaignPlan`], watches through an [`Observer`]
+//! and gets one [`Campaign`] back; it never sees a task id's format, a
+//! budget or a skip.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use pavelor::Algorithm;
+
+use crate::aes_probe::AesProbe;
+use crate::env::Emulation;
+use crate::library::LibSpec;
+use crate::library::gate::{self, GateConfig, LibGate};
+use crate::ops::{Operation, Subject};
+use crate::protocol::WorkerCommand;
+
+use super::driver::{FigureFailure, FiguresPlan, Observer, run_figures, settle_libraries};
+use super::{Measurement, Method};
+
+/// What a campaign measures, how, and within which limits.
+pub struct CampaignPlan<'a> {
+    /// The worker to start for each trial and each gate task, as
+    /// configured (under user-mode emulation the campaign starts it
+    /// through the emulator).
+    pub worker: &'a WorkerCommand,
+    /// The method of every figure.
+    pub method: &'a Method,
+    /// The built-in operations to measure, in order.
+    pub ops: &'a [Operation],
+    /// The C libraries to check, then measure beside the operations.
+    pub libs: &'a [LibSpec],
+    /// Where the libraries' KAT files are; `None`: the embedded answers.
+    pub kat_dir: Option<PathBuf>,
+    /// Also check the libraries against `KAT_2_33`.
+    pub kat_2_33: bool,
+    /// The message lengths, in order.
+    pub sizes: &'a [usize],
+    /// Seconds of measurement each library may use (`--lib-budget`).
+    pub lib_budget_s: f64,
+    /// The fixed clock of the 95% rule, if the host has one.
+    pub fixed_clock_hz: Option<f64>,
+}
+
+/// What a campaign gave.
+pub struct Campaign {
+    /// Every library's gate, with its verdict settled by its figures.
+    pub libs: Vec<LibGate>,
+    /// Everything measured, in report order.
+    pub subjects: Vec<Subject>,
+    /// The figures measured, in order.
+    pub measurements: Vec<Measurement>,
+    /// The figures that could not be measured, in order.
+    pub failures: Vec<FigureFailure>,
+    /// Notes on the run: no subreaper, no memory limit under emulation,
+    /// processes left behind.
+    pub notes: Vec<String>,
+    /// How this process is emulated, if it is.
+    pub emulation: Option<Emulation>,
+}
+
+/// Runs the campaign of `plan`: a phase of one step per library's gate
+/// (the observer hears each verdict), then the figures. `probe` is the
+/// AES probe the figures are bounded by, if there is one.
+pub fn run(
+    plan: &CampaignPlan<'_>,
+    probe: &mut Option<AesProbe>,
+    observer: &mut dyn Observer,
+) -> Campaign {
+    let mut notes = Vec::new();
+    if let Err(e) = crate::isolate::become_subreaper() {
+        notes.push(format!(
+            "processes that workers leave behind cannot be collected here: {e}"
+        ));
+    }
+    let worker = emulated_worker(plan.worker);
+    let emulation = crate::env::emulation();
+    // Under user-mode emulation the worker is the emulator, whose own
+    // reservations an address-space limit would break: no limit there.
+    let mut method = plan.method.clone();
+    if emulation == Some(Emulation::UserMode) {
+        method.worker_memory_bytes = 0;
+        notes.push(
+            "no memory limit on the workers: this run is emulated, and the emulator reserves more address space than the limit".into(),
+        );
+    }
+    let libs = run_gates(plan, &worker, &method, emulation.is_some(), observer);
+    let subjects = subjects(plan.ops, &libs);
+    let figures_plan = FiguresPlan {
+        worker: &worker,
+        method: &method,
+        subjects: &subjects,
+        sizes: plan.sizes,
+        lib_budget_s: plan.lib_budget_s,
+        fixed_clock_hz: plan.fixed_clock_hz,
+    };
+    let mut figures = run_figures(&figures_plan, probe, observer);
+    let libs = settle_libraries(libs, &subjects, &mut figures);
+    notes.append(&mut figures.notes);
+    Campaign {
+        libs,
+        subjects,
+        measurements: figures.measurements,
+        failures: figures.failures,
+        notes,
+        emulation,
+    }
+}
+
+/// Every library through its gate (probe, KATs, bad input), one step per
+/// library. `emulated`: the KAT loop is not run.
+fn run_gates(
+    plan: &CampaignPlan<'_>,
+    worker: &WorkerCommand,
+    method: &Method,
+    emulated: bool,
+    observer: &mut dyn Observer,
+) -> Vec<LibGate> {
+    observer.phase(
+        "C libraries: probe, KATs, bad input",
+        plan.libs.len() as u64,
+    );
+    let gate_config = GateConfig {
+        kat_dir: plan.kat_dir.clone(),
+        kat_2_33: plan.kat_2_33,
+        timeout: Duration::from_secs_f64(method.timeout_s.max(0.1)),
+        kats: true,
+        loop_not_run: emulated.then(|| gate::KAT_LOOP_EMULATED.to_string()),
+        memory_bytes: method.worker_memory_bytes,
+    };
+    plan.libs
+        .iter()
+        .map(|l| {
+            let g = gate::run(worker, l, &gate_config, &mut |_| {});
+            observer.library_checked(&g);
+            g
+        })
+        .collect()
+}
+
+/// Everything to measure, in report order: per instance the built-in
+/// Pavelor operations, then the libraries' instances that passed their
+/// gate; then the other operations (the comparison hashes).
+fn subjects(ops: &[Operation], libs: &[LibGate]) -> Vec<Subject> {
+    let mut v = Vec::new();
+    for alg in Algorithm::ALL {
+        v.extend(
+            ops.iter()
+                .filter(|o| matches!(o, Operation::Pavelor(a, _) if *a == alg))
+                .map(|&o| Subject::Op(o)),
+        );
+        for g in libs {
+            if g.measured_instances().contains(&alg) {
+                v.push(Subject::Lib {
+                    name: g.spec.name.clone(),
+                    path: g.spec.path.clone(),
+                    alg,
+                });
+            }
+        }
+    }
+    v.extend(
+        ops.iter()
+            .filter(|o| !matches!(o, Operation::Pavelor(..)))
+            .map(|&o| Subject::Op(o)),
+    );
+    v
+}
+
+/// The worker command to use here: under user-mode emulation (qemu-user
+/// without binfmt_misc) this binary cannot start itself directly, so the
+/// worker is started through the same emulator with the same options.
+fn emulated_worker(worker: &WorkerCommand) -> WorkerCommand {
+    match crate::env::emulator_prefix() {
+        Some(prefix) if !prefix.is_empty() => {
+            let mut args: Vec<String> = prefix[1..]
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            args.push(worker.program.display().to_string());
+            args.extend(worker.args.iter().cloned());
+            WorkerCommand {
+                program: PathBuf::from(&prefix[0]),
+                args,
+            }
+        }
+        _ => worker.clone(),
+    }
+}
