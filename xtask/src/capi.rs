@@ -11,7 +11,7 @@ use std::process::Command;
 use clap::Args;
 
 #[derive(Args)]
-pub struct CapiArgs {
+pub(crate) struct CapiArgs {
     /// Installation prefix, absolute (the paths written into pavelor.pc).
     #[arg(long, value_name = "DIR")]
     prefix: PathBuf,
@@ -31,10 +31,10 @@ pub struct CapiArgs {
 
 /// The cargo-c release that builds with this project's toolchain (newer
 /// ones may need a newer rustc); CI installs the same one.
-pub const CARGO_C_VERSION: &str = include_str!("../../scripts/cargo-c-version");
+pub(crate) const CARGO_C_VERSION: &str = include_str!("../../scripts/cargo-c-version");
 
 /// cargo-c must be installed.
-pub fn check_tools() -> Result<(), String> {
+pub(crate) fn check_tools() -> Result<(), String> {
     let have_cargo_c = Command::new("cargo")
         .args(["cinstall", "--version"])
         .output()
@@ -58,7 +58,7 @@ const CMAKE_FILES: [(&str, &str); 2] = [
     ),
 ];
 
-pub fn run(args: &CapiArgs) -> Result<(), String> {
+pub(crate) fn run(args: &CapiArgs) -> Result<(), String> {
     install(
         &args.prefix,
         &args.libdir,
@@ -69,7 +69,7 @@ pub fn run(args: &CapiArgs) -> Result<(), String> {
 
 /// Installs the C library under `prefix` (library directory `libdir_rel`
 /// within it), staged under `destdir` when given.
-pub fn install(
+pub(crate) fn install(
     prefix: &Path,
     libdir_rel: &Path,
     destdir: Option<&Path>,

@@ -24,7 +24,7 @@ use clap::Args;
 use crate::{run, workspace_root, write_atomically};
 
 #[derive(Args)]
-pub struct DebArgs {
+pub(crate) struct DebArgs {
     /// Output directory (created if missing) for the .deb.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -110,7 +110,7 @@ License: MIT or Apache-2.0
 ";
 
 /// Every tool the package needs, with cargo-c for the C library.
-pub fn check_tools() -> Result<(), String> {
+pub(crate) fn check_tools() -> Result<(), String> {
     for tool in [
         "dpkg-deb",
         "dpkg-shlibdeps",
@@ -132,13 +132,13 @@ pub fn check_tools() -> Result<(), String> {
     crate::capi::check_tools()
 }
 
-pub fn run_deb(args: &DebArgs) -> Result<(), String> {
+pub(crate) fn run_deb(args: &DebArgs) -> Result<(), String> {
     check_tools()?;
     build(&args.out, args.locked).map(|_| ())
 }
 
 /// Builds the package into `out_dir`; returns its path.
-pub fn build(out_dir: &Path, locked: bool) -> Result<PathBuf, String> {
+pub(crate) fn build(out_dir: &Path, locked: bool) -> Result<PathBuf, String> {
     let arch = output_line("dpkg-architecture", &["-qDEB_HOST_ARCH"])?;
     let multiarch = output_line("dpkg-architecture", &["-qDEB_HOST_MULTIARCH"])?;
     let modules = modules_dir()?;

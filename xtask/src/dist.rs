@@ -20,7 +20,7 @@ use clap::Args;
 use crate::{run, workspace_root};
 
 /// The crates published to crates.io, in dependency order.
-pub const PUBLISHED: [&str; 12] = [
+pub(crate) const PUBLISHED: [&str; 12] = [
     "pavelor",
     "pavelor-kat",
     "pavelor-niccs",
@@ -36,7 +36,7 @@ pub const PUBLISHED: [&str; 12] = [
 ];
 
 #[derive(Args)]
-pub struct DistArgs {
+pub(crate) struct DistArgs {
     /// Output directory (created if missing).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -56,7 +56,7 @@ fn copy_into(file: &Path, dir: &Path) -> Result<PathBuf, String> {
     Ok(to)
 }
 
-pub fn dist(args: &DistArgs) -> Result<(), String> {
+pub(crate) fn dist(args: &DistArgs) -> Result<(), String> {
     crate::capi::check_tools()?;
     crate::deb::check_tools()?;
     crate::wheels::check_tools()?;

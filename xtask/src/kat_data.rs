@@ -20,7 +20,7 @@ use pavelor_kat::official::{max_file_bytes, official_msg_len, read_limited, reco
 use sha2::{Digest, Sha256};
 
 #[derive(Args)]
-pub struct KatDataArgs {
+pub(crate) struct KatDataArgs {
     /// Directory holding the twelve official KAT_*.txt files.
     #[arg(long, value_name = "DIR")]
     from: PathBuf,
@@ -36,7 +36,7 @@ pub struct KatDataArgs {
     check: bool,
 }
 
-pub fn run(args: &KatDataArgs) -> Result<(), String> {
+pub(crate) fn run(args: &KatDataArgs) -> Result<(), String> {
     let root = crate::workspace_root();
     let from = &args.from;
     let out = args
@@ -73,7 +73,7 @@ pub fn run(args: &KatDataArgs) -> Result<(), String> {
 }
 
 /// The data file's bytes, derived from the official files in `dir`.
-pub fn derive(dir: &Path) -> Result<Vec<u8>, String> {
+pub(crate) fn derive(dir: &Path) -> Result<Vec<u8>, String> {
     let mut instances = Vec::new();
     for alg in Algorithm::ALL {
         let mut strict_sha256 = [[0u8; 32]; 4];

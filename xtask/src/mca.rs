@@ -31,14 +31,14 @@ use clap::Args;
 use crate::{target_dir, workspace_root};
 
 /// The cross target.
-pub const TARGET: &str = "aarch64-unknown-linux-gnu";
+pub(crate) const TARGET: &str = "aarch64-unknown-linux-gnu";
 /// The demangled name of the function modelled: one Paff.
-pub const PAFF_SYMBOL: &str = "pavelor::backend::aarch64::armv8_aes::permute_impl";
+pub(crate) const PAFF_SYMBOL: &str = "pavelor::backend::aarch64::armv8_aes::permute_impl";
 /// The CPUs modelled by default (`-mcpu=`): Qualcomm Oryon (the seed's
 /// machine), Arm Neoverse V2, Arm Cortex-X925, Apple M4.
-pub const CPUS: [&str; 4] = ["oryon-1", "neoverse-v2", "cortex-x925", "apple-m4"];
+pub(crate) const CPUS: [&str; 4] = ["oryon-1", "neoverse-v2", "cortex-x925", "apple-m4"];
 /// Bytes absorbed per Paff: (instance, rate).
-pub const RATES: [(&str, u32); 3] = [
+pub(crate) const RATES: [(&str, u32); 3] = [
     ("Pavelor-512", 192),
     ("Pavelor-768", 128),
     ("Pavelor-1024", 64),
@@ -49,7 +49,7 @@ const MCA_CANDIDATES: [&str; 3] = ["llvm-mca-22", "/usr/lib/llvm-22/bin/llvm-mca
 const EXIT_MISSING: u8 = 3;
 
 #[derive(Args)]
-pub struct McaArgs {
+pub(crate) struct McaArgs {
     /// Model only this CPU (an llvm-mca -mcpu name); repeatable.
     /// Default: oryon-1, neoverse-v2, cortex-x925, apple-m4.
     #[arg(long = "cpu", value_name = "CPU")]
@@ -84,7 +84,7 @@ impl From<String> for Error {
     }
 }
 
-pub fn main(args: &McaArgs) -> ExitCode {
+pub(crate) fn main(args: &McaArgs) -> ExitCode {
     match run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Error::Missing(e)) => {
@@ -304,14 +304,14 @@ fn bottleneck_section(report: &str) -> String {
 
 /// The summary lines of an llvm-mca report.
 #[derive(Debug, PartialEq)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub iterations: u64,
     pub total_cycles: u64,
     pub block_rthroughput: f64,
 }
 
 impl Summary {
-    pub fn parse(report: &str) -> Result<Summary, String> {
+    pub(crate) fn parse(report: &str) -> Result<Summary, String> {
         fn field<'a>(report: &'a str, name: &str) -> Result<&'a str, String> {
             report
                 .lines()
@@ -334,14 +334,14 @@ impl Summary {
     }
 
     /// Modelled cycles per iteration (= per Paff).
-    pub fn cycles_per_iteration(&self) -> f64 {
+    pub(crate) fn cycles_per_iteration(&self) -> f64 {
         self.total_cycles as f64 / self.iterations.max(1) as f64
     }
 }
 
 /// Instruction counts of the block.
 #[derive(Debug, Default, PartialEq)]
-pub struct Mix {
+pub(crate) struct Mix {
     pub aese: u32,
     pub aesmc: u32,
     pub eor: u32,
@@ -352,7 +352,7 @@ pub struct Mix {
 }
 
 impl Mix {
-    pub fn of(block: &[String]) -> Mix {
+    pub(crate) fn of(block: &[String]) -> Mix {
         let mut m = Mix::default();
         for insn in block {
             let mnemonic = insn.split_whitespace().next().unwrap_or("");
@@ -370,7 +370,7 @@ impl Mix {
         m
     }
 
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         format!(
             "{} AESE, {} AESMC, {} EOR, {} MOV, {} loads, {} stores, {} other",
             self.aese, self.aesmc, self.eor, self.mov, self.loads, self.stores, self.other
@@ -380,7 +380,7 @@ impl Mix {
 
 /// Demangles a legacy Rust symbol (`_ZN7pavelor...17h<hash>E`) to its path
 /// without the hash; `None` if it is not one.
-pub fn demangle_legacy(sym: &str) -> Option<String> {
+pub(crate) fn demangle_legacy(sym: &str) -> Option<String> {
     let mut rest = sym.strip_prefix("_ZN")?;
     let mut parts = Vec::new();
     while !rest.starts_with('E') {
@@ -402,7 +402,7 @@ pub fn demangle_legacy(sym: &str) -> Option<String> {
 /// The instructions of the one function named `name` (demangled) in an
 /// assembly listing: the lines from its label to its `.size` directive that
 /// are instructions (no directive, label or comment), without a final `ret`.
-pub fn extract_function(asm: &str, name: &str) -> Result<Vec<String>, String> {
+pub(crate) fn extract_function(asm: &str, name: &str) -> Result<Vec<String>, String> {
     let mut found: Vec<(String, Vec<String>)> = Vec::new();
     let mut current: Option<(String, Vec<String>)> = None;
     for line in asm.lines() {

@@ -20,12 +20,12 @@ use crate::{workspace_root, write_atomically};
 /// The cdylib cargo writes for `pavelor-openssl`.
 const CARGO_ARTIFACT: &str = "libpavelor_openssl.so";
 /// The module's installed name: OpenSSL maps provider `pavelor` to it.
-pub const MODULE: &str = "pavelor.so";
+pub(crate) const MODULE: &str = "pavelor.so";
 /// The sample configuration written next to the module.
-pub const CONFIG: &str = "pavelor-openssl.cnf";
+pub(crate) const CONFIG: &str = "pavelor-openssl.cnf";
 
 #[derive(Args)]
-pub struct OpensslArgs {
+pub(crate) struct OpensslArgs {
     /// Output directory (created if missing); gets pavelor.so and
     /// pavelor-openssl.cnf.
     #[arg(long, value_name = "DIR")]
@@ -41,7 +41,7 @@ pub struct OpensslArgs {
     locked: bool,
 }
 
-pub fn openssl(args: &OpensslArgs) -> Result<(), String> {
+pub(crate) fn openssl(args: &OpensslArgs) -> Result<(), String> {
     let root = workspace_root();
     let target_dir = match &args.build_dir {
         Some(dir) => dir.clone(),
@@ -101,12 +101,16 @@ fn config_text(module: &Path) -> Result<String, String> {
 
 /// The provider's own cargo target directory: `$CARGO_TARGET_DIR/openssl`,
 /// else `WORKSPACE/target/openssl`.
-pub fn default_target_dir(root: &Path) -> PathBuf {
+pub(crate) fn default_target_dir(root: &Path) -> PathBuf {
     crate::target_dir(root).join("openssl")
 }
 
 /// Builds the module ([`build`]) and returns the path of the cdylib.
-pub fn built_module(root: &Path, target_dir: &Path, locked: bool) -> Result<PathBuf, String> {
+pub(crate) fn built_module(
+    root: &Path,
+    target_dir: &Path,
+    locked: bool,
+) -> Result<PathBuf, String> {
     build(root, target_dir, locked)?;
     let src = target_dir.join("release").join(CARGO_ARTIFACT);
     if !src.is_file() {

@@ -30,7 +30,7 @@ use pavelor_kat::official::{max_file_bytes, read_limited};
 use serde_json::{Value, json};
 
 /// The vector file, relative to the workspace root.
-pub const VECTORS: &str = "test-vectors/pavelor.json";
+pub(crate) const VECTORS: &str = "test-vectors/pavelor.json";
 /// The C headers derived from it, relative to the workspace root, each
 /// with the `KAT_2_12` bit lengths it carries.
 const C_HEADERS: [(&str, &[u64]); 2] = [
@@ -49,7 +49,7 @@ const MAX_BITS: u64 = 4096;
 const RANDOM_LENGTHS: usize = 16;
 
 #[derive(Args)]
-pub struct VectorsArgs {
+pub(crate) struct VectorsArgs {
     /// Directory holding the official KAT_2_12_* and KAT_2_23_* files;
     /// without it the JSON is taken as it is.
     #[arg(long, value_name = "DIR")]
@@ -61,7 +61,7 @@ pub struct VectorsArgs {
     check: bool,
 }
 
-pub fn run(args: &VectorsArgs) -> Result<(), String> {
+pub(crate) fn run(args: &VectorsArgs) -> Result<(), String> {
     let root = crate::workspace_root();
     let json_path = root.join(VECTORS);
     let json_text = match &args.from {

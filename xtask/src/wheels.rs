@@ -21,7 +21,7 @@ use clap::Args;
 use crate::workspace_root;
 
 #[derive(Args)]
-pub struct WheelsArgs {
+pub(crate) struct WheelsArgs {
     /// Output directory (created if missing) for the wheels and the sdist.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -76,7 +76,7 @@ fn maturin(root: &Path, out: &Path, args: &[&str], interp: Option<&Path>) -> Res
     crate::run(&mut cmd)
 }
 
-pub fn run(args: &WheelsArgs) -> Result<(), String> {
+pub(crate) fn run(args: &WheelsArgs) -> Result<(), String> {
     check_tools()?;
     build(&args.out).map(|_| ())
 }
@@ -95,12 +95,12 @@ fn pinned(name: &str) -> String {
 
 /// The install line of the wheels' tools, with CI's versions; the README
 /// gives the same one.
-pub fn install_line() -> String {
+pub(crate) fn install_line() -> String {
     format!("pip install {} {}", pinned("maturin"), pinned("ziglang"))
 }
 
 /// maturin, zig and the aarch64 Rust target must be installed.
-pub fn check_tools() -> Result<(), String> {
+pub(crate) fn check_tools() -> Result<(), String> {
     if !works(Command::new("maturin").arg("--version")) {
         return Err(format!("maturin is not installed ({})", install_line()));
     }
@@ -140,7 +140,7 @@ fn wheel(target: &str, abi3: bool) -> Vec<&str> {
 
 /// Builds the wheels and the sdist into `out_dir` (created if missing);
 /// returns the paths of the files it holds afterwards.
-pub fn build(out_dir: &Path) -> Result<Vec<PathBuf>, String> {
+pub(crate) fn build(out_dir: &Path) -> Result<Vec<PathBuf>, String> {
     std::fs::create_dir_all(out_dir)
         .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
     let out = std::fs::canonicalize(out_dir)

@@ -17,7 +17,7 @@ tenth of --seconds), then the timed calls in 8 blocks. At the end the first figu
 again, on a copy of its message that ends at a page boundary (the self-check); the last line says \
 whether the two agree, and a run whose figures drifted says so at the top too."
 )]
-pub struct BenchArgs {
+pub(crate) struct BenchArgs {
     /// Print the results as JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -36,7 +36,7 @@ fn parse_seconds(s: &str) -> Result<f64, ArgError> {
     parse_seconds_in(s, 0.001, 60.0)
 }
 
-pub fn run(args: &BenchArgs) -> ExitCode {
+pub(crate) fn run(args: &BenchArgs) -> ExitCode {
     let sizes: Vec<usize> = if args.sizes.is_empty() {
         SIZES.to_vec()
     } else {

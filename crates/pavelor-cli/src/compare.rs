@@ -11,7 +11,7 @@ use crate::terminal::{errln, out_text};
 
 /// `pavelor compare BASE NEW [--out DIR] [--fail-above PCT]`.
 #[derive(Args)]
-pub struct CompareArgs {
+pub(crate) struct CompareArgs {
     /// The baseline report directory (`pavelor report --out DIR`); it must pass `pavelor report --check`.
     #[arg(value_name = "BASE")]
     base: PathBuf,
@@ -147,7 +147,7 @@ fn check_out(out: &Path, inputs: [&Path; 2]) -> Result<(), OutRefused> {
 }
 
 /// Compares, prints the table, writes the files and applies the gate.
-pub fn run(args: &CompareArgs) -> ExitCode {
+pub(crate) fn run(args: &CompareArgs) -> ExitCode {
     if let Some(out) = &args.out
         && let Err(e) = check_out(out, [&args.base, &args.new])
     {

@@ -13,7 +13,7 @@ use pavelor_kat::suite::KatKind;
 use crate::terminal::{errln, outln};
 
 #[derive(Subcommand)]
-pub enum KatCommand {
+pub(crate) enum KatCommand {
     /// Check the implementation against the official KAT answers (built in) or KAT files (--dir); PASS n/n per file.
     Verify(VerifyArgs),
     /// Write the four KAT files per instance from scratch (byte-identical to the official ones).
@@ -21,7 +21,7 @@ pub enum KatCommand {
 }
 
 #[derive(Args)]
-pub struct GenArgs {
+pub(crate) struct GenArgs {
     /// Directory to write KAT_*.txt into (created if missing).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -36,7 +36,7 @@ pub struct GenArgs {
 }
 
 #[derive(Args)]
-pub struct VerifyArgs {
+pub(crate) struct VerifyArgs {
     /// Check the KAT_*.txt files in DIR, strictly (record count and order, every
     /// Msg, Dst and header), against the embedded official answers [default: check
     /// the implementation against the embedded answers, no files needed].
@@ -54,7 +54,7 @@ pub struct VerifyArgs {
 
 /// Runs `pavelor kat`; `env_backend` is the parsed `$PAVELOR_BACKEND`,
 /// the choice when `--backend` is not given.
-pub fn run(cmd: &KatCommand, env_backend: Option<Backend>) -> ExitCode {
+pub(crate) fn run(cmd: &KatCommand, env_backend: Option<Backend>) -> ExitCode {
     let requested = match cmd {
         KatCommand::Verify(args) => &args.backend,
         KatCommand::Gen(args) => &args.backend,

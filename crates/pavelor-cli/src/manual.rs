@@ -11,7 +11,7 @@ use crate::terminal;
 
 /// Arguments of `pavelor completions`.
 #[derive(Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
@@ -19,14 +19,14 @@ pub struct CompletionsArgs {
 
 /// Arguments of `pavelor manpages`.
 #[derive(Args)]
-pub struct ManpagesArgs {
+pub(crate) struct ManpagesArgs {
     /// Directory to write pavelor.1 and one page per subcommand
     /// (pavelor-sum.1, pavelor-kat-verify.1, ...) into; it must exist.
     pub dir: PathBuf,
 }
 
 /// Writes the completion script for `args.shell` on stdout.
-pub fn completions(args: &CompletionsArgs, mut cmd: Command) -> ExitCode {
+pub(crate) fn completions(args: &CompletionsArgs, mut cmd: Command) -> ExitCode {
     cmd.build();
     let mut cmd = without_hidden(&cmd);
     let name = cmd.get_name().to_string();
@@ -37,7 +37,7 @@ pub fn completions(args: &CompletionsArgs, mut cmd: Command) -> ExitCode {
 
 /// Writes one man page per visible command into `args.dir`, each through a
 /// temporary file and a rename; prints the paths written.
-pub fn manpages(args: &ManpagesArgs, mut cmd: Command) -> ExitCode {
+pub(crate) fn manpages(args: &ManpagesArgs, mut cmd: Command) -> ExitCode {
     if !args.dir.is_dir() {
         terminal::errln!("{}: not a directory", args.dir.display());
         return ExitCode::FAILURE;

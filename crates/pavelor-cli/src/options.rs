@@ -11,7 +11,7 @@ use crate::arg_error::ArgError;
 // Options every hashing command shares. (A plain comment: with `defer`, a
 // flattened struct's doc comment would become the subcommand's about.)
 #[derive(Args, Clone, Debug)]
-pub struct HashOpts {
+pub(crate) struct HashOpts {
     /// Instance: 512, 768 or 1024 (or Pavelor-512 ...).
     #[arg(short = 'a', long = "algorithm", value_name = "A", default_value = "512", value_parser = parse_algorithm)]
     pub algorithm: Algorithm,
@@ -21,12 +21,12 @@ pub struct HashOpts {
 
 /// The environment variable that chooses a backend when `--backend` is not
 /// given. Empty means unset, for every subcommand.
-pub const BACKEND_ENV: &str = "PAVELOR_BACKEND";
+pub(crate) const BACKEND_ENV: &str = "PAVELOR_BACKEND";
 
 // `--backend NAME`, shared by every command that hashes with one backend.
 // (A plain comment, as for `HashOpts`.)
 #[derive(Args, Clone, Debug)]
-pub struct BackendOpt {
+pub(crate) struct BackendOpt {
     /// Backend [default: $PAVELOR_BACKEND if set and not empty, else the
     /// fastest this CPU runs].
     #[arg(long = "backend", value_name = "NAME", value_parser = backend_parser())]
@@ -40,14 +40,14 @@ impl BackendOpt {
     /// on this CPU; the fastest available one if neither names one). The
     /// error is the core's one message ("backend 'x' is not supported by
     /// this CPU").
-    pub fn resolve(&self, env: Option<Backend>) -> Result<Available, pavelor::Error> {
+    pub(crate) fn resolve(&self, env: Option<Backend>) -> Result<Available, pavelor::Error> {
         Available::resolve(self.requested.or(env).map(Backend::name))
     }
 }
 
 /// The backend named by [`BACKEND_ENV`], parsed (not detected: commands
 /// that measure every backend accept any name): `None` if unset or empty.
-pub fn backend_from_env() -> Result<Option<Backend>, BackendEnvError> {
+pub(crate) fn backend_from_env() -> Result<Option<Backend>, BackendEnvError> {
     let Some(value) = std::env::var_os(BACKEND_ENV).filter(|v| !v.is_empty()) else {
         return Ok(None);
     };
@@ -65,7 +65,7 @@ pub fn backend_from_env() -> Result<Option<Backend>, BackendEnvError> {
 /// for an unknown name, after the variable and its value.
 #[derive(Debug, thiserror::Error)]
 #[error("{}='{}': {source}", BACKEND_ENV, .value.escape_debug())]
-pub struct BackendEnvError {
+pub(crate) struct BackendEnvError {
     /// The variable's value.
     value: String,
     /// The core's error.
@@ -81,7 +81,7 @@ fn backend_parser() -> impl clap::builder::TypedValueParser<Value = Backend> {
 }
 
 /// `-a A`: `512`, `768`, `1024` or an instance name.
-pub fn parse_algorithm(s: &str) -> Result<Algorithm, ArgError> {
+pub(crate) fn parse_algorithm(s: &str) -> Result<Algorithm, ArgError> {
     s.parse().map_err(|_| ArgError::Algorithm {
         text: s.to_string(),
     })
@@ -92,7 +92,7 @@ pub fn parse_algorithm(s: &str) -> Result<Algorithm, ArgError> {
 // `HashOpts`.)
 #[cfg(feature = "measure")]
 #[derive(Args, Clone, Debug)]
-pub struct EvidenceLimits {
+pub(crate) struct EvidenceLimits {
     /// Refuse a directory holding a file larger than MIB mebibytes.
     #[arg(long, value_name = "MIB", default_value_t = mib(pavelor_niccs::Limits::default().file_bytes), value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub max_file_mib: u64,
@@ -115,7 +115,7 @@ const fn mib(bytes: u64) -> u64 {
 #[cfg(feature = "measure")]
 impl EvidenceLimits {
     /// The limits the reader applies.
-    pub fn limits(&self) -> pavelor_niccs::Limits {
+    pub(crate) fn limits(&self) -> pavelor_niccs::Limits {
         pavelor_niccs::Limits {
             file_bytes: self.max_file_mib << 20,
             total_bytes: self.max_dir_mib << 20,

@@ -15,7 +15,7 @@ use crate::terminal::{errln, outln};
 use std::io::Write;
 
 #[derive(Args)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// Directory for report.md, report.html, records/ and the charts.
     #[arg(long, value_name = "DIR", default_value = "report")]
     out: PathBuf,
@@ -210,7 +210,7 @@ fn parse_timeout(s: &str) -> Result<f64, ArgError> {
     parse_seconds_in(s, 0.1, 3600.0)
 }
 
-pub fn run(args: &ReportArgs) -> ExitCode {
+pub(crate) fn run(args: &ReportArgs) -> ExitCode {
     if let Some(dir) = &args.check {
         return check(dir, &args.limits.limits());
     }

@@ -10,7 +10,7 @@ use crate::terminal::{errln, outln};
 
 /// `pavelor site --out SITE RUN...`.
 #[derive(Args)]
-pub struct SiteArgs {
+pub(crate) struct SiteArgs {
     /// The site's directory: made, or replaced if an earlier `pavelor site` made it.
     #[arg(long, value_name = "SITE")]
     out: PathBuf,
@@ -22,7 +22,7 @@ pub struct SiteArgs {
 }
 
 /// Builds the site.
-pub fn run(args: &SiteArgs) -> ExitCode {
+pub(crate) fn run(args: &SiteArgs) -> ExitCode {
     match pavelor_report::site::build(&args.out, &args.runs, &args.limits.limits()) {
         Ok(built) => crate::terminal::finish(
             outln!(

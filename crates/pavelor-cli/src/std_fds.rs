@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Standard input or output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StdFd {
+pub(crate) enum StdFd {
     In,
     Out,
 }
@@ -64,14 +64,14 @@ fn record_closed_std_fds() {
 /// Whether `fd` was closed when the process was started. An open
 /// descriptor, whatever file it is (`/dev/null` opened read-write
 /// included), is `false`.
-pub fn was_closed(fd: StdFd) -> bool {
+pub(crate) fn was_closed(fd: StdFd) -> bool {
     CLOSED_AT_START.load(Ordering::Relaxed) & fd.bit() != 0
 }
 
 /// The error of a descriptor that was closed at start (`EBADF`), as a
 /// read or write on it would have failed.
 #[cfg(unix)]
-pub fn ebadf() -> io::Error {
+pub(crate) fn ebadf() -> io::Error {
     io::Error::from_raw_os_error(rustix::io::Errno::BADF.raw_os_error())
 }
 

@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 /// Writes one line (`args` and `\n`) to stdout and flushes it, so that
 /// stdout and stderr stay in order and a write error shows at once.
-pub fn out_line(args: fmt::Arguments<'_>) -> io::Result<()> {
+pub(crate) fn out_line(args: fmt::Arguments<'_>) -> io::Result<()> {
     let mut out = io::stdout().lock();
     out.write_fmt(args)?;
     out.write_all(b"\n")?;
@@ -19,7 +19,7 @@ pub fn out_line(args: fmt::Arguments<'_>) -> io::Result<()> {
 
 /// Writes `text` as it is to stdout and flushes it (the measuring commands' pages and tables).
 #[cfg(feature = "measure")]
-pub fn out_text(text: &str) -> io::Result<()> {
+pub(crate) fn out_text(text: &str) -> io::Result<()> {
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()
@@ -35,7 +35,7 @@ pub(crate) use outln;
 
 /// Writes `pavelor: MSG` on stderr. A failing stderr is ignored: there is
 /// nowhere left to report it.
-pub fn report(msg: fmt::Arguments<'_>) {
+pub(crate) fn report(msg: fmt::Arguments<'_>) {
     let _ = writeln!(io::stderr().lock(), "pavelor: {msg}");
 }
 
@@ -49,7 +49,7 @@ pub(crate) use errln;
 
 /// An I/O error's message without Rust's " (os error N)" suffix, as the C
 /// tools print it.
-pub fn io_msg(e: &io::Error) -> String {
+pub(crate) fn io_msg(e: &io::Error) -> String {
     let s = e.to_string();
     if let Some(code) = e.raw_os_error()
         && let Some(stripped) = s.strip_suffix(&format!(" (os error {code})"))
@@ -62,7 +62,7 @@ pub fn io_msg(e: &io::Error) -> String {
 /// The exit status of a subcommand whose stdout writes may have failed:
 /// a reader that went away (`| head -1`) ends the run quietly with status
 /// 1; any other write error (`>/dev/full`) is reported in one line.
-pub fn finish(result: io::Result<ExitCode>) -> ExitCode {
+pub(crate) fn finish(result: io::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
@@ -74,7 +74,7 @@ pub fn finish(result: io::Result<ExitCode>) -> ExitCode {
 }
 
 /// A progress bar on stderr (hidden when stderr is not a terminal).
-pub fn progress_bar(total: u64, prefix: &str) -> ProgressBar {
+pub(crate) fn progress_bar(total: u64, prefix: &str) -> ProgressBar {
     let bar = ProgressBar::new(total);
     let style = ProgressStyle::with_template(
         "{prefix:>28} [{bar:30}] {percent:>3}% {elapsed_precise} eta {eta}",

@@ -239,7 +239,9 @@ impl CLibrary {
             // SAFETY: the function returns a NUL-terminated string; we read
             // byte by byte and stop at the NUL or after 64 bytes, so a name
             // that fills a 64-byte buffer without a NUL is not over-read.
-            let b = unsafe { *p.add(i) } as u8;
+            let c: std::ffi::c_char = unsafe { *p.add(i) };
+            // `c_char` is `i8` on x86-64 and `u8` on AArch64: the same byte.
+            let [b] = c.to_ne_bytes();
             if b == 0 {
                 break;
             }

@@ -30,7 +30,7 @@ const MAX_PARAMS: usize = 1024;
 /// element whose key is NULL, every key a NUL-terminated string, and every
 /// element's `data`/`data_size` describing a writable buffer (or `data`
 /// NULL), all valid and unaliased for the duration of the call.
-pub unsafe fn answer_each(
+pub(crate) unsafe fn answer_each(
     params: *mut OsslParam,
     mut answer: impl FnMut(&mut OsslParam, &CStr) -> Result<(), Reason>,
 ) -> Result<(), Reason> {
@@ -55,7 +55,7 @@ pub unsafe fn answer_each(
 
 /// Stores `value` in `p` (an integer parameter of any width that holds
 /// it); [`Reason::BadParameter`] if `p` cannot hold it.
-pub fn set_uint(p: &mut OsslParam, value: u64) -> Result<(), Reason> {
+pub(crate) fn set_uint(p: &mut OsslParam, value: u64) -> Result<(), Reason> {
     let signed = match p.data_type {
         OSSL_PARAM_INTEGER => true,
         OSSL_PARAM_UNSIGNED_INTEGER => false,
@@ -97,7 +97,7 @@ pub fn set_uint(p: &mut OsslParam, value: u64) -> Result<(), Reason> {
 /// Stores the string `value` in `p`, as a pointer (`UTF8_PTR`; `value` must
 /// live as long as the provider) or a copy (`UTF8_STRING`);
 /// [`Reason::BadParameter`] for another type or a buffer too small.
-pub fn set_utf8(p: &mut OsslParam, value: &CStr) -> Result<(), Reason> {
+pub(crate) fn set_utf8(p: &mut OsslParam, value: &CStr) -> Result<(), Reason> {
     let len = value.to_bytes().len();
     match p.data_type {
         OSSL_PARAM_UTF8_PTR => {
@@ -150,7 +150,7 @@ pub fn set_utf8(p: &mut OsslParam, value: &CStr) -> Result<(), Reason> {
 /// Reads an integer parameter of any width (1, 2, 4 or 8 bytes, signed or
 /// unsigned) as a `u64`; `None` for another type or size, a NULL `data` or
 /// a negative value.
-pub fn get_uint(p: &OsslParam) -> Option<u64> {
+pub(crate) fn get_uint(p: &OsslParam) -> Option<u64> {
     let signed = match p.data_type {
         OSSL_PARAM_INTEGER => true,
         OSSL_PARAM_UNSIGNED_INTEGER => false,
@@ -187,7 +187,7 @@ pub fn get_uint(p: &OsslParam) -> Option<u64> {
 /// Reads a UTF-8 string parameter (`UTF8_STRING`: `data_size` bytes, the
 /// NUL not counted but tolerated; or `UTF8_PTR`) as bytes without any
 /// terminator; `None` for another type or a NULL pointer.
-pub fn get_utf8<'a>(p: &OsslParam) -> Option<&'a [u8]> {
+pub(crate) fn get_utf8<'a>(p: &OsslParam) -> Option<&'a [u8]> {
     if p.data.is_null() {
         return None;
     }
@@ -222,7 +222,7 @@ pub fn get_utf8<'a>(p: &OsslParam) -> Option<&'a [u8]> {
 
 /// Reads an octet-string parameter; `None` for another type or a NULL
 /// `data` with a non-zero size.
-pub fn get_octets<'a>(p: &OsslParam) -> Option<&'a [u8]> {
+pub(crate) fn get_octets<'a>(p: &OsslParam) -> Option<&'a [u8]> {
     if p.data_type != OSSL_PARAM_OCTET_STRING {
         return None;
     }

@@ -20,7 +20,7 @@ into another program. Exit status: 0 on \
 success, 1 if an input could not be read or a check failed (or, with \
 --ignore-missing, no file was verified) or standard input/output is closed, \
 2 on a usage error.")]
-pub struct SumArgs {
+pub(crate) struct SumArgs {
     #[command(flatten)]
     pub hash: crate::options::HashOpts,
 

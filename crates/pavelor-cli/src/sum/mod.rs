@@ -36,11 +36,11 @@ mod print;
 mod session;
 mod writer;
 
-pub use args::SumArgs;
+pub(crate) use args::SumArgs;
 
 /// Runs `pavelor sum`; `env_backend` is the parsed `$PAVELOR_BACKEND`, the
 /// choice when `--backend` is not given.
-pub fn run(args: &SumArgs, env_backend: Option<Backend>) -> ExitCode {
+pub(crate) fn run(args: &SumArgs, env_backend: Option<Backend>) -> ExitCode {
     // Bare digests cannot be told apart: one input only (a usage error,
     // before anything is read).
     if args.raw && args.files.len() > 1 {

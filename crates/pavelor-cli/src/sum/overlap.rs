@@ -29,7 +29,7 @@ type Filled = io::Result<(Vec<u8>, usize)>;
 
 /// Hashes the rest of `input` into `hasher`, reading it on a second thread.
 /// Returns the first read error, after which nothing more is hashed.
-pub fn hash_rest<R: Read + Send>(hasher: &mut DynHasher, input: &mut R) -> io::Result<()> {
+pub(super) fn hash_rest<R: Read + Send>(hasher: &mut DynHasher, input: &mut R) -> io::Result<()> {
     let (filled_tx, filled_rx) = mpsc::sync_channel::<Filled>(BUFFERS);
     let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
     for _ in 0..BUFFERS {

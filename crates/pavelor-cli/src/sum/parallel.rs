@@ -32,7 +32,7 @@ const BUFFER_BUDGET: usize = 32 << 20;
 const MAX_THREADS: usize = 256;
 
 /// One file to hash with one instance.
-pub struct Job {
+pub(super) struct Job {
     /// The instance.
     pub alg: Algorithm,
     /// The file (never standard input).
@@ -40,13 +40,13 @@ pub struct Job {
 }
 
 /// The default number of worker threads: the cores we may run on.
-pub fn default_threads() -> NonZeroUsize {
+pub(super) fn default_threads() -> NonZeroUsize {
     thread::available_parallelism().unwrap_or(NonZeroUsize::MIN)
 }
 
 /// Opens `name` for hashing: a directory is an error (`Is a directory`),
 /// as `read` on it would be on some systems and not on others.
-pub fn open_file(name: &OsStr) -> io::Result<File> {
+pub(super) fn open_file(name: &OsStr) -> io::Result<File> {
     let file = File::open(name)?;
     if file.metadata()?.is_dir() {
         return Err(io::Error::new(
@@ -58,7 +58,7 @@ pub fn open_file(name: &OsStr) -> io::Result<File> {
 }
 
 /// A digest, or the error that stopped its file.
-pub type Outcome = io::Result<Vec<u8>>;
+pub(super) type Outcome = io::Result<Vec<u8>>;
 
 /// State shared by the workers.
 struct Shared {
@@ -82,7 +82,7 @@ impl Shared {
 }
 
 /// The results of [`hash_files`], one per job, in job order.
-pub struct Ordered {
+pub(super) struct Ordered {
     rx: mpsc::Receiver<(usize, Outcome)>,
     pending: BTreeMap<usize, Outcome>,
     next: usize,
@@ -126,7 +126,7 @@ impl Drop for Ordered {
 /// Starts hashing `jobs` on up to `threads` worker threads (each with up to
 /// [`Available::lanes`] files in progress) with `backend`; the results come
 /// in job order. Errors only if no thread could be started.
-pub fn hash_files(
+pub(super) fn hash_files(
     jobs: Vec<Job>,
     backend: Available,
     threads: NonZeroUsize,

@@ -14,12 +14,12 @@ static SERIAL: Mutex<()> = Mutex::new(());
 /// One measuring run at a time within a test binary: a campaign whose
 /// figures a test asserts must not share its CPU with another test's, or
 /// its trials wait for the CPU and its figures are disturbed.
-pub fn serial() -> MutexGuard<'static, ()> {
+pub(crate) fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// `len` varied bytes from a xorshift generator started at `state | 1`.
-pub fn xorshift_bytes(len: usize, state: u64) -> Vec<u8> {
+pub(crate) fn xorshift_bytes(len: usize, state: u64) -> Vec<u8> {
     let mut x = state | 1;
     (0..len)
         .map(|_| {
@@ -33,7 +33,7 @@ pub fn xorshift_bytes(len: usize, state: u64) -> Vec<u8> {
 
 /// Runs the command, polling its peak resident set size (VmHWM) until it
 /// exits. Returns the output and the peak in KiB.
-pub fn run_measuring_memory(mut cmd: Command) -> (Output, u64) {
+pub(crate) fn run_measuring_memory(mut cmd: Command) -> (Output, u64) {
     let child: Child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -62,7 +62,12 @@ pub fn run_measuring_memory(mut cmd: Command) -> (Output, u64) {
 /// given as `-DMACRO="path"` (a C string literal): the fixtures that
 /// forward to ours take its path as `REAL_SO`, and those that write a file
 /// the test reads take that file's path.
-pub fn cc_fixture(dir: &Path, name: &str, fixture: &str, defines: &[(&str, &Path)]) -> PathBuf {
+pub(crate) fn cc_fixture(
+    dir: &Path,
+    name: &str,
+    fixture: &str,
+    defines: &[(&str, &Path)],
+) -> PathBuf {
     let c = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(format!("{fixture}.c"));
@@ -89,7 +94,7 @@ pub fn cc_fixture(dir: &Path, name: &str, fixture: &str, defines: &[(&str, &Path
 
 /// [`cc_fixture`] of a shim, a fixture forwarding to the library `real`
 /// (ours): `REAL_SO` is `real`.
-pub fn cc_shim(dir: &Path, name: &str, fixture: &str, real: &Path) -> PathBuf {
+pub(crate) fn cc_shim(dir: &Path, name: &str, fixture: &str, real: &Path) -> PathBuf {
     cc_fixture(dir, name, fixture, &[("REAL_SO", real)])
 }
 
@@ -112,7 +117,7 @@ fn c_string(path: &Path) -> String {
 /// This project's own `libCryptHash.so` (Pavelor-512), built from
 /// crates/pavelor-ffi in release mode with its own target directory (so it
 /// never waits on the outer cargo's lock; cached between runs).
-pub fn our_crypthash() -> PathBuf {
+pub(crate) fn our_crypthash() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("i10-ffi");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -133,7 +138,7 @@ pub fn our_crypthash() -> PathBuf {
 /// Whether process `pid` is gone within `limit`: `kill(pid, 0)` fails, or
 /// it is a zombie its new parent has not reaped yet.
 #[cfg(unix)]
-pub fn gone_within(pid: i32, limit: Duration) -> bool {
+pub(crate) fn gone_within(pid: i32, limit: Duration) -> bool {
     let t = std::time::Instant::now();
     loop {
         let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
@@ -181,7 +186,7 @@ fn html_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// The HTML pages of the site `site` (relative paths), after checking that
 /// every relative link of every page resolves (a fragment to an id of its
 /// page) and that no page loads anything from anywhere.
-pub fn site_pages_and_links_resolve(site: &Path) -> std::collections::BTreeSet<String> {
+pub(crate) fn site_pages_and_links_resolve(site: &Path) -> std::collections::BTreeSet<String> {
     let mut pages = Vec::new();
     html_files(site, &mut pages);
     for page in &pages {
@@ -223,7 +228,7 @@ pub fn site_pages_and_links_resolve(site: &Path) -> std::collections::BTreeSet<S
 /// `PAVELOR_NICCS_DIR` names (docs/contributing.md says where it comes
 /// from; a user's clone has none). Without it, says `SKIPPED` on the real
 /// standard error (past libtest's capture) and returns `None`.
-pub fn harness_arm_1(test: &str) -> Option<PathBuf> {
+pub(crate) fn harness_arm_1(test: &str) -> Option<PathBuf> {
     use std::io::Write as _;
     let dir = std::env::var_os("PAVELOR_NICCS_DIR").map(|d| PathBuf::from(d).join("arm_1"));
     if let Some(d) = dir.filter(|d| d.join("campaign.json").is_file()) {
@@ -237,7 +242,7 @@ pub fn harness_arm_1(test: &str) -> Option<PathBuf> {
 }
 
 /// A copy of the directory tree `from` at `to` (regular files only).
-pub fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
     for e in fs::read_dir(from).unwrap() {
         let e = e.unwrap();
@@ -254,7 +259,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 /// `KAT_2_33`, no comparison hashes), with `trials` trials a figure at the
 /// lengths `sizes` and any `extra` options; panics with its standard
 /// error if it fails.
-pub fn quick_report(out: &Path, trials: &str, sizes: &str, extra: &[&str]) {
+pub(crate) fn quick_report(out: &Path, trials: &str, sizes: &str, extra: &[&str]) {
     let o = Command::new(assert_cmd::cargo::cargo_bin("pavelor"))
         .stdin(Stdio::null())
         .args([

@@ -122,11 +122,11 @@ pub enum PlanMismatch {
 
 /// A trial that ran below this share of the fixed clock lost the CPU to
 /// another task (the harness's 95%).
-pub const DISTURBED_CLOCK_SHARE: f64 = 0.95;
+pub(super) const DISTURBED_CLOCK_SHARE: f64 = 0.95;
 
 /// A trial shorter than this, seconds, is not held to the fixed clock (the
 /// harness's 0.01 s).
-pub const DISTURBED_CLOCK_MIN_S: f64 = 0.01;
+pub(super) const DISTURBED_CLOCK_MIN_S: f64 = 0.01;
 
 /// Why `t` counts as disturbed, if it does: its process waited for the CPU
 /// (run delay, and the hypervisor's steal) for more than

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 /// dataset and its page. Otherwise says `SKIPPED` on the real standard
 /// error (past libtest's capture, so plain `cargo test` output shows it)
 /// and returns `None`.
-pub fn harness_data(test: &str) -> Option<PathBuf> {
+pub(crate) fn harness_data(test: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("PAVELOR_NICCS_DIR").map(PathBuf::from);
     if let Some(dir) = dir.filter(|d| {
         d.join("arm_1/campaign.json").is_file() && d.join("pages/hash-22_perf_arm_1.md").is_file()

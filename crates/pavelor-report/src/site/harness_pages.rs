@@ -44,7 +44,7 @@ fn capitalised(s: &str) -> String {
 
 /// The dataset's summary page (its `index.html`): where it comes from and
 /// each instance's figures.
-pub fn summary(systems: &[System], this: &System, h: &HarnessRun) -> String {
+pub(super) fn summary(systems: &[System], this: &System, h: &HarnessRun) -> String {
     let mut s = crumb(systems, this, "summary", SUMMARY_PAGE);
     let id = markdown_literal(&this.id);
     let title = match h.architecture() {
@@ -91,7 +91,11 @@ pub fn summary(systems: &[System], this: &System, h: &HarnessRun) -> String {
 /// The harness's `hash-22` page for the dataset, as `pavelor report
 /// --render` prints it, with its summary and method links pointing into
 /// the site.
-pub fn candidate(systems: &[System], this: &System, h: &HarnessRun) -> Result<String, Error> {
+pub(super) fn candidate(
+    systems: &[System],
+    this: &System,
+    h: &HarnessRun,
+) -> Result<String, Error> {
     let evidence = format!(
         "Paths are relative to {} beside this page: the NICCS harness's dataset {} from {HARNESS}, as published, checked by the harness validator's rules before this site was made.",
         dataset_link(&this.id),
@@ -108,7 +112,7 @@ pub fn candidate(systems: &[System], this: &System, h: &HarnessRun) -> Result<St
 
 /// The dataset's method page: the harness's planning, its host checks and
 /// the machine, from `campaign.json`.
-pub fn method(systems: &[System], this: &System, h: &HarnessRun) -> String {
+pub(super) fn method(systems: &[System], this: &System, h: &HarnessRun) -> String {
     let c = &h.dataset.campaign;
     let mut s = crumb(systems, this, "method", METHOD_PAGE);
     let _ = writeln!(

@@ -22,14 +22,14 @@ use std::sync::OnceLock;
 use pavelor::{Available, Backend};
 
 /// Writes a line to the real stderr, past libtest's output capture.
-pub fn notice(msg: std::fmt::Arguments<'_>) {
+pub(crate) fn notice(msg: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr().lock(), "{msg}");
 }
 
 /// The backends this CPU runs. Each one it lacks is named on stderr (once
 /// per test binary, visible without `--nocapture`), so a skipped backend is
 /// never silent.
-pub fn backends() -> Vec<Available> {
+pub(crate) fn backends() -> Vec<Available> {
     static AVAILABLE: OnceLock<Vec<Available>> = OnceLock::new();
     AVAILABLE
         .get_or_init(|| {
@@ -48,11 +48,11 @@ pub fn backends() -> Vec<Available> {
 }
 
 /// xorshift64: deterministic pseudo-random bytes.
-pub struct Rng(pub u64);
+pub(crate) struct Rng(pub u64);
 
 impl Rng {
     /// The next 64-bit output.
-    pub fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -60,12 +60,12 @@ impl Rng {
     }
 
     /// A value below `n`.
-    pub fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 
     /// `len` pseudo-random bytes.
-    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+    pub(crate) fn bytes(&mut self, len: usize) -> Vec<u8> {
         (0..len).map(|_| (self.next() >> 32) as u8).collect()
     }
 }

@@ -41,7 +41,7 @@ fn xtime(a: u8) -> u8 {
 /// One AES encryption round without the key addition,
 /// `MixColumns(ShiftRows(SubBytes(x)))`, on the FIPS 197 state (byte `i`
 /// is row `i % 4`, column `i / 4`).
-pub fn aes_round(x: &[u8; 16]) -> [u8; 16] {
+pub(crate) fn aes_round(x: &[u8; 16]) -> [u8; 16] {
     let mut shifted = [0u8; 16];
     for row in 0..4 {
         for col in 0..4 {
@@ -131,14 +131,14 @@ fn round_constant(i: usize) -> [u8; 16] {
 }
 
 /// The 320-byte state, subblock `j` = bytes `16j .. 16j + 16`.
-pub type State = [u8; 320];
+pub(crate) type State = [u8; 320];
 
 fn sub(s: &State, j: usize) -> [u8; 16] {
     s[16 * j..16 * j + 16].try_into().unwrap()
 }
 
 /// Paff: 24 rounds of the table above.
-pub fn paff(s: &mut State) {
+pub(crate) fn paff(s: &mut State) {
     for i in 0..24 {
         let old = *s;
         for (j, out) in ROUND.iter().enumerate() {
@@ -154,7 +154,7 @@ pub fn paff(s: &mut State) {
 }
 
 /// Rate and digest length in bits, the instance's numbers written again.
-pub fn numbers(alg: Algorithm) -> (usize, usize) {
+pub(crate) fn numbers(alg: Algorithm) -> (usize, usize) {
     match alg.name() {
         "Pavelor-512" => (1536, 512),
         "Pavelor-768" => (1024, 768),
@@ -165,7 +165,7 @@ pub fn numbers(alg: Algorithm) -> (usize, usize) {
 
 /// The initial state: r, c, b, h as 128-bit big-endian integers in
 /// subblocks 0..4.
-pub fn initial_state(alg: Algorithm) -> State {
+pub(crate) fn initial_state(alg: Algorithm) -> State {
     let (r, h) = numbers(alg);
     let mut s: State = [0; 320];
     for (j, v) in [r, 2560 - r, 2560, h].into_iter().enumerate() {
@@ -176,7 +176,7 @@ pub fn initial_state(alg: Algorithm) -> State {
 
 /// The state after absorbing `blocks`, whole rate blocks of bytes, without
 /// padding (what a streaming hasher holds before it finishes).
-pub fn state_after_blocks(alg: Algorithm, blocks: &[u8]) -> State {
+pub(crate) fn state_after_blocks(alg: Algorithm, blocks: &[u8]) -> State {
     let rate = numbers(alg).0 / 8;
     assert_eq!(blocks.len() % rate, 0, "whole blocks only");
     let mut s = initial_state(alg);
@@ -195,7 +195,7 @@ fn bit(bytes: &[u8], k: usize) -> u8 {
 }
 
 /// The digest of the first `nbits` bits of `msg` (MSB first).
-pub fn hash_bits(alg: Algorithm, msg: &[u8], nbits: usize) -> Vec<u8> {
+pub(crate) fn hash_bits(alg: Algorithm, msg: &[u8], nbits: usize) -> Vec<u8> {
     let (r, h) = numbers(alg);
     // Pad(M) = M || 1 || 0^k || 1, a multiple of r bits.
     let mut bits: Vec<u8> = (0..nbits).map(|k| bit(msg, k)).collect();
@@ -223,6 +223,6 @@ pub fn hash_bits(alg: Algorithm, msg: &[u8], nbits: usize) -> Vec<u8> {
 }
 
 /// The digest of a byte message.
-pub fn hash(alg: Algorithm, msg: &[u8]) -> Vec<u8> {
+pub(crate) fn hash(alg: Algorithm, msg: &[u8]) -> Vec<u8> {
     hash_bits(alg, msg, 8 * msg.len())
 }
