@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::CounterKind;
+use crate::ops::TaskId;
 
 /// How to start a worker process: `program args... <spec JSON>`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -154,8 +155,8 @@ pub fn parse_nonce(input: &str) -> u64 {
 /// What a worker is asked to do.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TrialSpec {
-    /// [`Operation::id`](crate::ops::Operation::id).
-    pub op: String,
+    /// [`Subject::id`](crate::ops::Subject::id).
+    pub op: TaskId,
     /// Message length in bytes.
     pub size: usize,
     /// Timed calls: exactly this many between the two counter reads

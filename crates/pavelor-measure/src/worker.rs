@@ -132,8 +132,8 @@ fn run_trial(spec: &TrialSpec) -> Result<TrialResult, WorkerError> {
     if let Some(target) = &spec.lib {
         return run_lib(spec, target);
     }
-    let op =
-        Operation::from_id(&spec.op).ok_or_else(|| format!("unknown operation '{}'", spec.op))?;
+    let op = Operation::from_id(spec.op.as_str())
+        .ok_or_else(|| format!("unknown operation '{}'", spec.op))?;
     let hasher = op.prepare().map_err(|e| e.to_string())?;
     let alg = match op {
         Operation::Pavelor(a, _) => Some(a),

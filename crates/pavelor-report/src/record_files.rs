@@ -1,7 +1,7 @@
 //! Where each record lives in a report directory, and the schemas they
 //! carry.
 
-use pavelor_measure::campaign::Measurement;
+use pavelor_measure::{campaign::Measurement, ops::TaskId};
 
 use crate::config::SIZES;
 
@@ -16,7 +16,7 @@ pub const RUN_RECORD: &str = "records/report.json";
 
 /// The record file of the figure of `op` at `size` bytes, relative to the
 /// output directory.
-pub fn figure_record_name(op: &str, size: usize) -> String {
+pub fn figure_record_name(op: &TaskId, size: usize) -> String {
     let k = SIZES
         .iter()
         .position(|&s| s == size)

@@ -315,7 +315,7 @@ pub fn figure_record(
             .iter()
             .find(|s| s.id() == m.op)
             .ok_or_else(|| Error::NothingMeasured {
-                op: m.op.clone(),
+                op: m.op.to_string(),
                 size: m.size,
             })?;
     let (algorithm, implementation, backend, library) = describe(c, subject);

@@ -481,7 +481,7 @@ fn read_figure_records(
                     if m.op != id || m.size != size {
                         return Err(Error::OtherFigure {
                             name,
-                            op: m.op,
+                            op: m.op.to_string(),
                             size: m.size,
                         });
                     }

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use crate::aes_probe::{AesBound, AesProbe, probe_again};
 use crate::library::gate::{LibGate, LibStatus};
-use crate::ops::Subject;
+use crate::ops::{Subject, TaskId};
 use crate::protocol::WorkerCommand;
 
 use super::run::{leftovers_killed, measure};
@@ -32,7 +32,7 @@ pub trait Observer {
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FigureFailure {
     /// [`Subject::id`].
-    pub op: String,
+    pub op: TaskId,
     /// Message length.
     pub size: usize,
     /// The kind of failure.
@@ -180,7 +180,7 @@ pub(super) fn settle_libraries(
     subjects: &[Subject],
     figures: &mut FiguresResult,
 ) -> Vec<LibGate> {
-    let ids_of = |name: &str| -> Vec<String> {
+    let ids_of = |name: &str| -> Vec<TaskId> {
         subjects
             .iter()
             .filter(|s| s.library() == Some(name))

@@ -32,6 +32,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ops::TaskId;
 use crate::protocol::TrialResult;
 
 mod checks;
@@ -116,7 +117,7 @@ type Answer = (TrialResult, Vec<String>, f64);
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Measurement {
     /// [`Operation::id`](crate::ops::Operation::id).
-    pub op: String,
+    pub op: TaskId,
     /// Message length in bytes.
     pub size: usize,
     /// The calibration run: one cold call in its own process (part of the

@@ -10,7 +10,9 @@
 //! one row each. Every such row names the implementation of each side.
 
 use pavelor::Algorithm;
-use pavelor_measure::{campaign::Measurement, clock::CounterKind, protocol::TrialResult};
+use pavelor_measure::{
+    campaign::Measurement, clock::CounterKind, ops::TaskId, protocol::TrialResult,
+};
 use pavelor_niccs::stats;
 
 use super::{Figure, Pair, Quantity, RunSummary, Unpaired};
@@ -193,11 +195,11 @@ fn figure(m: &Measurement, q: Quantity) -> Figure {
 }
 
 /// The subject a run's `op` names, as the report names it.
-fn name_of(r: &Reloaded, op: &str) -> String {
+fn name_of(r: &Reloaded, op: &TaskId) -> String {
     r.campaign
         .subjects
         .iter()
-        .find(|s| s.id() == op)
+        .find(|s| s.id() == *op)
         .map_or_else(|| op.to_string(), |s| s.to_string())
 }
 
@@ -256,7 +258,7 @@ impl Side<'_> {
                 .iter()
                 .map(|m| SideFigure {
                     what: What::Record {
-                        op: m.op.clone(),
+                        op: m.op.to_string(),
                         name: name_of(r, &m.op),
                     },
                     size: m.size,
