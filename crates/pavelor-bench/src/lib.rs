@@ -23,6 +23,7 @@ use pavelor_measure::clock::{CounterKind, CycleCounter};
 use pavelor_measure::ops::Operation;
 use pavelor_measure::page_end::PageEndMessage;
 use pavelor_measure::protocol::{LoadError, message};
+use pavelor_niccs::stats;
 
 pub mod self_check;
 mod text;
@@ -266,7 +267,7 @@ pub fn run(
             let mut fresh = |alg: pavelor::Algorithm| {
                 probe.as_ref()?;
                 probe_aes_with(&mut counter, 3, 200_000)
-                    .map(|r| bound_per_call(r.per_round, alg, size) / size as f64)
+                    .map(|r| stats::per_byte(bound_per_call(r.per_round, alg, size), size))
             };
             let bound = match op {
                 BenchOp::Single(Operation::Pavelor(a, b)) if *b != Backend::Portable => fresh(*a),

@@ -17,6 +17,7 @@ use std::hint::black_box;
 use pavelor::{Algorithm, Available};
 use pavelor_measure::clock::{CycleCounter, monotonic_raw_ns};
 use pavelor_measure::ops::Prepared;
+use pavelor_niccs::stats;
 
 use super::BATCH;
 
@@ -82,20 +83,20 @@ impl Timed {
     /// Counter units per byte over all the blocks, `bytes` per call.
     pub fn per_byte(&self, bytes: usize) -> f64 {
         let counts: u64 = self.blocks.iter().map(|b| b.counts).sum();
-        counts as f64 / (self.calls() as f64 * bytes as f64)
+        stats::per_byte(stats::per_call(counts, self.calls()), bytes)
     }
 
     /// 10^6 bytes per second over all the blocks.
     pub fn mb_per_s(&self, bytes: usize) -> f64 {
         let ns: u64 = self.blocks.iter().map(|b| b.ns).sum();
-        self.calls() as f64 * bytes as f64 * 1e3 / ns.max(1) as f64
+        stats::mb_per_s(bytes, stats::per_call(ns, self.calls()))
     }
 
     /// Each block's nanoseconds per byte.
     pub fn blocks_ns_per_byte(&self, bytes: usize) -> Vec<f64> {
         self.blocks
             .iter()
-            .map(|b| b.ns as f64 / (b.calls as f64 * bytes as f64))
+            .map(|b| stats::per_byte(stats::per_call(b.ns, b.calls), bytes))
             .collect()
     }
 
@@ -103,7 +104,7 @@ impl Timed {
     pub fn blocks_per_byte(&self, bytes: usize) -> Vec<f64> {
         self.blocks
             .iter()
-            .map(|b| b.counts as f64 / (b.calls as f64 * bytes as f64))
+            .map(|b| stats::per_byte(stats::per_call(b.counts, b.calls), bytes))
             .collect()
     }
 }

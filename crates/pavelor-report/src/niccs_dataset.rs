@@ -19,7 +19,7 @@ use pavelor_measure::{
 };
 use pavelor_niccs::{
     self as niccs, Build, BuildEntry, Dataset, Json, JsonObject, OrderedMap, Planning, Process,
-    Record, Trial,
+    Record, Trial, stats,
 };
 
 /// The candidate id of Pavelor in the NGCC tables.
@@ -454,7 +454,7 @@ fn process(
     }
     let mut trial = Trial {
         measurements: t.calls,
-        seconds: t.ns as f64 / 1e9,
+        seconds: stats::seconds(t.ns),
         cycles: if cycles_available { t.cycles } else { 0 },
         ..Trial::default()
     };
