@@ -125,92 +125,10 @@ impl Round {
         want: Option<usize>,
         min_slot: usize,
     ) -> Result<(), String> {
-        let rc = Opnd::Rc(self.r);
         let dst = if j == CONST_OUT {
-            let a = P2[j];
-            match (self.isa, self.old[a]) {
-                (Isa::Vex, Loc::Reg(x)) => {
-                    self.release(a);
-                    let d = self.alloc_reg().map_err(|_| "no register")?;
-                    self.code.push(Insn::Xor {
-                        dst: d,
-                        a: x,
-                        b: rc,
-                    });
-                    d
-                }
-                (Isa::Sse, Loc::Reg(x)) if self.uses[a] == 1 => {
-                    self.uses[a] = 0;
-                    self.code.push(Insn::Xor {
-                        dst: x,
-                        a: x,
-                        b: rc,
-                    });
-                    x
-                }
-                (_, l) => {
-                    let d = self.alloc_reg().map_err(|_| "no register")?;
-                    self.code.push(Insn::Mov { dst: d, from: rc });
-                    self.code.push(Insn::Xor {
-                        dst: d,
-                        a: d,
-                        b: l.into(),
-                    });
-                    self.release(a);
-                    d
-                }
-            }
+            self.emit_constant_lane(j)?
         } else {
-            let (a, b) = (P1[j], P2[j]);
-            let key = Opnd::from(self.old[b]);
-            match self.isa {
-                Isa::Vex => {
-                    let (src, tmp) = match self.old[a] {
-                        Loc::Reg(x) => (x, false),
-                        Loc::Slot(s) => {
-                            let t = self.alloc_reg().map_err(|_| "no register")?;
-                            self.code.push(Insn::Mov {
-                                dst: t,
-                                from: Opnd::Slot(s),
-                            });
-                            (t, true)
-                        }
-                    };
-                    self.release(a);
-                    self.release(b);
-                    if tmp {
-                        self.free_regs.insert(0, src);
-                    }
-                    let d = self.alloc_reg().map_err(|_| "no register")?;
-                    self.code.push(Insn::Aes { dst: d, src, key });
-                    d
-                }
-                Isa::Sse => {
-                    let d = match self.old[a] {
-                        // Last use: overwrite in place.
-                        Loc::Reg(x) if self.uses[a] == 1 => {
-                            self.uses[a] = 0;
-                            x
-                        }
-                        l => {
-                            let d = self.alloc_reg().map_err(|_| "no register")?;
-                            self.code.push(Insn::Mov {
-                                dst: d,
-                                from: l.into(),
-                            });
-                            self.release(a);
-                            d
-                        }
-                    };
-                    self.code.push(Insn::Aes {
-                        dst: d,
-                        src: d,
-                        key,
-                    });
-                    self.release(b);
-                    d
-                }
-            }
+            self.emit_aes(j)?
         };
         if spill {
             let pos = match want {
@@ -225,6 +143,102 @@ impl Round {
             self.new[j] = Some(Loc::Reg(dst));
         }
         Ok(())
+    }
+
+    /// The constant lane's output `j`: its input XOR the round constant,
+    /// in a register. Returns the register.
+    fn emit_constant_lane(&mut self, j: usize) -> Result<usize, String> {
+        let rc = Opnd::Rc(self.r);
+        let a = P2[j];
+        let d = match (self.isa, self.old[a]) {
+            (Isa::Vex, Loc::Reg(x)) => {
+                self.release(a);
+                let d = self.alloc_reg().map_err(|_| "no register")?;
+                self.code.push(Insn::Xor {
+                    dst: d,
+                    a: x,
+                    b: rc,
+                });
+                d
+            }
+            (Isa::Sse, Loc::Reg(x)) if self.uses[a] == 1 => {
+                self.uses[a] = 0;
+                self.code.push(Insn::Xor {
+                    dst: x,
+                    a: x,
+                    b: rc,
+                });
+                x
+            }
+            (_, l) => {
+                let d = self.alloc_reg().map_err(|_| "no register")?;
+                self.code.push(Insn::Mov { dst: d, from: rc });
+                self.code.push(Insn::Xor {
+                    dst: d,
+                    a: d,
+                    b: l.into(),
+                });
+                self.release(a);
+                d
+            }
+        };
+        Ok(d)
+    }
+
+    /// Output `j`: one AES round of its first input keyed by its second, in
+    /// a register. Returns the register.
+    fn emit_aes(&mut self, j: usize) -> Result<usize, String> {
+        let (a, b) = (P1[j], P2[j]);
+        let key = Opnd::from(self.old[b]);
+        let d = match self.isa {
+            Isa::Vex => {
+                let (src, tmp) = match self.old[a] {
+                    Loc::Reg(x) => (x, false),
+                    Loc::Slot(s) => {
+                        let t = self.alloc_reg().map_err(|_| "no register")?;
+                        self.code.push(Insn::Mov {
+                            dst: t,
+                            from: Opnd::Slot(s),
+                        });
+                        (t, true)
+                    }
+                };
+                self.release(a);
+                self.release(b);
+                if tmp {
+                    self.free_regs.insert(0, src);
+                }
+                let d = self.alloc_reg().map_err(|_| "no register")?;
+                self.code.push(Insn::Aes { dst: d, src, key });
+                d
+            }
+            Isa::Sse => {
+                let d = match self.old[a] {
+                    // Last use: overwrite in place.
+                    Loc::Reg(x) if self.uses[a] == 1 => {
+                        self.uses[a] = 0;
+                        x
+                    }
+                    l => {
+                        let d = self.alloc_reg().map_err(|_| "no register")?;
+                        self.code.push(Insn::Mov {
+                            dst: d,
+                            from: l.into(),
+                        });
+                        self.release(a);
+                        d
+                    }
+                };
+                self.code.push(Insn::Aes {
+                    dst: d,
+                    src: d,
+                    key,
+                });
+                self.release(b);
+                d
+            }
+        };
+        Ok(d)
     }
 }
 
@@ -332,51 +346,7 @@ pub(super) fn generate(isa: Isa) -> Result<Program, String> {
         });
         let mut by_ready: Vec<usize> = (0..SUBBLOCKS).collect();
         by_ready.sort_by(|&x, &y| out_ready[x].total_cmp(&out_ready[y]).then(x.cmp(&y)));
-        let key_only = |j: usize| {
-            !P1.iter()
-                .enumerate()
-                .any(|(k, &p)| p == j && k != CONST_OUT)
-        };
-        let mut cands = by_ready.clone();
-        // How much later the next round's outputs fed by `j` would be ready
-        // if `j` went through memory (0 when their other input is later
-        // anyway).
-        let delay = |j: usize| -> f64 {
-            let mut worst = 0f64;
-            for k in 0..SUBBLOCKS {
-                let other = if k == CONST_OUT {
-                    if P2[k] != j {
-                        continue;
-                    }
-                    f64::MIN
-                } else if P1[k] == j {
-                    out_ready[P2[k]]
-                } else if P2[k] == j {
-                    out_ready[P1[k]]
-                } else {
-                    continue;
-                };
-                let now = out_ready[j].max(other);
-                let spilled = (out_ready[j] + SPILL_LATENCY).max(other);
-                worst = worst.max(spilled - now);
-            }
-            worst
-        };
-        // To memory: the outputs ready earliest whose trip delays the next
-        // round least, preferring key-only outputs (a store and no load).
-        let cost =
-            |j: usize| out_ready[j] + delay(j) - if key_only(j) { KEY_ONLY_BONUS } else { 0.0 };
-        cands.sort_by(|&x, &y| cost(x).total_cmp(&cost(y)).then(x.cmp(&y)));
-        let mut spill = [false; SUBBLOCKS];
-        if last {
-            for (j, s) in spill.iter_mut().enumerate() {
-                *s = matches!(home(j), Loc::Slot(_));
-            }
-        } else {
-            for &j in cands.iter().take(SPILLED_PER_ROUND) {
-                spill[j] = true;
-            }
-        }
+        let spill = spilled_outputs(&out_ready, &by_ready, last);
         let mut round = schedule_round(isa, r, old, uses, spill, &by_ready)?;
         for j in 0..SUBBLOCKS {
             critical_path = critical_path.max(out_ready[j]);
@@ -387,7 +357,82 @@ pub(super) fn generate(isa: Isa) -> Result<Program, String> {
             *o = n.ok_or("output not emitted")?;
         }
     }
-    // Register outputs back to their home registers (parallel moves).
+    restore_homes(&mut old, &mut code)?;
+    let slots_used = code
+        .iter()
+        .filter_map(|i| match i {
+            Insn::Store { slot, .. } => Some(slot + 1),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+        .max(SUBBLOCKS - IN_REGS);
+    Ok(Program {
+        code,
+        slots_used,
+        critical_path,
+    })
+}
+
+/// Which outputs of a round go to memory: in the last round those whose
+/// home is a slot; otherwise the [`SPILLED_PER_ROUND`] ready earliest
+/// whose trip delays the next round least. `out_ready`: when each output
+/// is ready (model); `by_ready`: the outputs in that order.
+fn spilled_outputs(
+    out_ready: &[f64; SUBBLOCKS],
+    by_ready: &[usize],
+    last: bool,
+) -> [bool; SUBBLOCKS] {
+    let key_only = |j: usize| {
+        !P1.iter()
+            .enumerate()
+            .any(|(k, &p)| p == j && k != CONST_OUT)
+    };
+    let mut cands = by_ready.to_vec();
+    // How much later the next round's outputs fed by `j` would be ready
+    // if `j` went through memory (0 when their other input is later
+    // anyway).
+    let delay = |j: usize| -> f64 {
+        let mut worst = 0f64;
+        for k in 0..SUBBLOCKS {
+            let other = if k == CONST_OUT {
+                if P2[k] != j {
+                    continue;
+                }
+                f64::MIN
+            } else if P1[k] == j {
+                out_ready[P2[k]]
+            } else if P2[k] == j {
+                out_ready[P1[k]]
+            } else {
+                continue;
+            };
+            let now = out_ready[j].max(other);
+            let spilled = (out_ready[j] + SPILL_LATENCY).max(other);
+            worst = worst.max(spilled - now);
+        }
+        worst
+    };
+    // To memory: the outputs ready earliest whose trip delays the next
+    // round least, preferring key-only outputs (a store and no load).
+    let cost = |j: usize| out_ready[j] + delay(j) - if key_only(j) { KEY_ONLY_BONUS } else { 0.0 };
+    cands.sort_by(|&x, &y| cost(x).total_cmp(&cost(y)).then(x.cmp(&y)));
+    let mut spill = [false; SUBBLOCKS];
+    if last {
+        for (j, s) in spill.iter_mut().enumerate() {
+            *s = matches!(home(j), Loc::Slot(_));
+        }
+    } else {
+        for &j in cands.iter().take(SPILLED_PER_ROUND) {
+            spill[j] = true;
+        }
+    }
+    spill
+}
+
+/// Moves the register outputs back to their home registers (parallel
+/// moves; a cycle is broken through a free register).
+fn restore_homes(old: &mut [Loc; SUBBLOCKS], code: &mut Vec<Insn>) -> Result<(), String> {
     loop {
         let mut holder = [None; NREG];
         for (j, l) in old.iter().enumerate() {
@@ -419,18 +464,5 @@ pub(super) fn generate(isa: Isa) -> Result<Program, String> {
         });
         old[value] = Loc::Reg(to);
     }
-    let slots_used = code
-        .iter()
-        .filter_map(|i| match i {
-            Insn::Store { slot, .. } => Some(slot + 1),
-            _ => None,
-        })
-        .max()
-        .unwrap_or(0)
-        .max(SUBBLOCKS - IN_REGS);
-    Ok(Program {
-        code,
-        slots_used,
-        critical_path,
-    })
+    Ok(())
 }
