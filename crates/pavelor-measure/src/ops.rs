@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use pavelor_iccs_helpers::Helper;
 
+use crate::protocol::TaskId;
+
 /// A hash implementation to measure, as one-shot calls `H(msg)`. In JSON
 /// it is its [`id`](Operation::id).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -186,39 +188,10 @@ pub enum Subject {
     },
 }
 
-/// The identifier of a measured subject: the name of its figure records
-/// and of a worker's task (`pavelor-512.aesni`, `sha-512`,
-/// `lib-NAME.pavelor-512`). Made by [`Subject::id`], or read back from a
-/// record; code compares identifiers and never takes one apart: a
-/// subject's library and instance are asked of the [`Subject`].
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct TaskId(String);
-
-impl TaskId {
-    /// The identifier as text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-/// An identifier read as text (a record's, a test's).
-impl From<&str> for TaskId {
-    fn from(id: &str) -> Self {
-        TaskId(id.to_string())
-    }
-}
-
-impl fmt::Display for TaskId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 impl Subject {
     /// The subject's stable identifier (file names, worker tasks).
     pub fn id(&self) -> TaskId {
-        TaskId(match self {
+        TaskId::new(match self {
             Subject::Op(o) => o.id(),
             Subject::Lib { name, alg, .. } => {
                 format!("lib-{name}.{}", alg.name().to_ascii_lowercase())

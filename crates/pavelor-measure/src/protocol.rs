@@ -3,12 +3,12 @@
 //! answers ([`TrialResult`]), and the measured message. Both sides use this
 //! module and nothing else of each other.
 
+use std::fmt;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
 use crate::clock::CounterKind;
-use crate::ops::TaskId;
 
 /// How to start a worker process: `program args... <spec JSON>`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -150,6 +150,40 @@ pub fn parse_nonce(input: &str) -> u64 {
         .lines()
         .find_map(|l| l.strip_prefix("nonce=")?.trim().parse().ok())
         .unwrap_or(0)
+}
+
+/// The identifier of a measured subject: the name of its figure records
+/// and of a worker's task (`pavelor-512.aesni`, `sha-512`,
+/// `lib-NAME.pavelor-512`). Made by [`Subject::id`](crate::ops::Subject::id), or read back from a
+/// record; code compares identifiers and never takes one apart: a
+/// subject's library and instance are asked of the [`Subject`](crate::ops::Subject).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct TaskId(String);
+
+impl TaskId {
+    /// The identifier `id` (only [`Subject::id`](crate::ops::Subject::id) makes one from parts).
+    pub(crate) fn new(id: String) -> Self {
+        TaskId(id)
+    }
+
+    /// The identifier as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An identifier read as text (a record's, a test's).
+impl From<&str> for TaskId {
+    fn from(id: &str) -> Self {
+        TaskId(id.to_string())
+    }
+}
+
+impl fmt::Display for TaskId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 /// What a worker is asked to do.

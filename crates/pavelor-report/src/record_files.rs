@@ -1,7 +1,7 @@
 //! Where each record lives in a report directory, and the schemas they
 //! carry.
 
-use pavelor_measure::{campaign::Measurement, ops::TaskId};
+use pavelor_measure::{campaign::Measurement, protocol::TaskId};
 
 use crate::config::SIZES;
 

@@ -10,7 +10,8 @@ use std::collections::HashMap;
 
 use crate::aes_probe::{AesBound, AesProbe, probe_again};
 use crate::library::gate::{LibGate, LibStatus};
-use crate::ops::{Subject, TaskId};
+use crate::ops::Subject;
+use crate::protocol::TaskId;
 use crate::protocol::WorkerCommand;
 
 use super::run::{leftovers_killed, measure};

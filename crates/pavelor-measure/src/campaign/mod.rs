@@ -32,7 +32,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ops::TaskId;
+use crate::protocol::TaskId;
 use crate::protocol::TrialResult;
 
 mod checks;

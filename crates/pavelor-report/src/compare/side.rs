@@ -11,7 +11,7 @@
 
 use pavelor::Algorithm;
 use pavelor_measure::{
-    campaign::Measurement, clock::CounterKind, ops::TaskId, protocol::TrialResult,
+    campaign::Measurement, clock::CounterKind, protocol::TaskId, protocol::TrialResult,
 };
 use pavelor_niccs::stats;
 
