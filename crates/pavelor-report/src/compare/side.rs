@@ -11,7 +11,9 @@
 
 use pavelor::Algorithm;
 use pavelor_measure::{
-    campaign::Measurement, clock::CounterKind, protocol::TaskId, protocol::TrialResult,
+    campaign::Measurement,
+    clock::CounterKind,
+    protocol::{TaskId, TrialResult},
 };
 use pavelor_niccs::stats;
 
