@@ -131,6 +131,7 @@ pub fn lib_ops(
         kats: false,
         loop_not_run: None,
         memory_bytes: pavelor_measure::campaign::DEFAULT_WORKER_MEMORY_BYTES,
+        timed_sizes: Vec::new(),
     };
     let mut ops = Vec::new();
     let mut gates = Vec::new();
@@ -232,7 +233,7 @@ impl BenchOp {
         if let (Callable::Lib(_, _, digest), BenchOp::Lib { alg, name, .. }) = (&callable, self)
             && (digest.overwritten() > 0
                 || digest.digest()
-                    != pavelor_measure::library::tasks::reference(*alg, msg, 8 * msg.len() as u64))
+                    != pavelor_measure::library::reference(*alg, msg, 8 * msg.len() as u64))
         {
             return Err(Error::WrongDigest {
                 name: name.clone(),

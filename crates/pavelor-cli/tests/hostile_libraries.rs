@@ -307,6 +307,81 @@ fn slowmiss_is_cached(f: &mut Findings, first: &Libraries, lib: &Path, dir: &Pat
 }
 
 // ---------------------------------------------------------------------------
+// API checks.
+
+/// The gate's API checks (random lengths, misalignment, guard bytes around
+/// the message, determinism, overlap), beside ours:
+///
+/// * "intoinput" flips a bit of the message after each call: FAIL by the
+///   message check;
+/// * "alignment" gives a wrong digest when the digest buffer starts 8
+///   bytes past a 16-byte boundary, which no KAT or timed call does: FAIL
+///   by the misalignment check;
+/// * ours passes every check, and its record holds them (the overlap for
+///   information).
+#[test]
+fn api_checks_catch_a_library_that_writes_into_its_input_or_minds_alignment() {
+    if !have_cc() {
+        return;
+    }
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let good = our_crypthash();
+    let intoinput = cc_shim(dir.path(), "intoinput", "write_into_message", &good);
+    let alignment = cc_shim(
+        dir.path(),
+        "alignment",
+        "wrong_when_digest_at_8_mod_16",
+        &good,
+    );
+    let out = dir.path().join("report");
+    let (o, took) = report(
+        &out,
+        &[
+            ("good", &good),
+            ("intoinput", &intoinput),
+            ("alignment", &alignment),
+        ],
+        &[],
+    );
+    say(&format!("api checks: report took {took:?}"));
+    let ctx = context(&o, took);
+    assert_eq!(o.status.code(), Some(1), "{ctx}");
+    let libs = Libraries::read(&out);
+    let mut f = Findings::default();
+    libs.good(&mut f, "good");
+    libs.hostile(&mut f, "intoinput", &["FAIL"], &["the message changed"]);
+    libs.hostile(&mut f, "alignment", &["FAIL"], &["offset"]);
+    let record = json(&out.join("records/library-good.json"));
+    let api = &record["api"];
+    let checks = api[0]["checks"].as_array().cloned().unwrap_or_default();
+    let kinds: Vec<&str> = checks.iter().filter_map(|c| c["kind"].as_str()).collect();
+    f.check(
+        kinds
+            == [
+                "random-lengths",
+                "misalignment",
+                "message-guards",
+                "determinism",
+                "overlap",
+            ],
+        || format!("good: API checks {api}"),
+    );
+    f.check(
+        checks.iter().all(|c| {
+            c["verdict"]
+                == if c["kind"] == "overlap" {
+                    "info"
+                } else {
+                    "pass"
+                }
+        }),
+        || format!("good: API check verdicts {api}"),
+    );
+    f.finish(&ctx);
+}
+
+// ---------------------------------------------------------------------------
 // Wrong answers, forged answers, exits, closed descriptors, stray writes.
 
 /// Seven hostile libraries and ours in one campaign.

@@ -181,6 +181,77 @@ impl GuardedDigest {
     }
 }
 
+/// Guard bytes on each side of a [`GuardedRegion`].
+pub const REGION_GUARD_BYTES: usize = 256;
+
+/// A buffer for one side of a `CryptHash` call (the message, the digest, or
+/// both at once): `room` bytes starting `offset` bytes past a 16-byte
+/// boundary, with [`REGION_GUARD_BYTES`] guard bytes on each side. The
+/// guard bytes and the region's first contents are the caller's, so that a
+/// library cannot recognise them; [`Self::changed`] reports any byte that
+/// is no longer what it was.
+pub struct GuardedRegion {
+    buf: Vec<u8>,
+    start: usize,
+    room: usize,
+    pristine: Vec<u8>,
+}
+
+impl GuardedRegion {
+    /// `contents` (at most `room` bytes; the rest of the room is the guard
+    /// pattern) at an address `offset % 16` past a 16-byte boundary. The
+    /// guard bytes repeat `guard` (a zero byte if it is empty).
+    pub fn new(contents: &[u8], room: usize, offset: usize, guard: &[u8]) -> Self {
+        let room = room.max(contents.len());
+        let total = 2 * REGION_GUARD_BYTES + room + 16;
+        let pattern: &[u8] = if guard.is_empty() { &[0] } else { guard };
+        let mut buf: Vec<u8> = pattern.iter().copied().cycle().take(total).collect();
+        let base = buf.as_ptr() as usize + REGION_GUARD_BYTES;
+        let start = REGION_GUARD_BYTES + (offset % 16 + 16 - base % 16) % 16;
+        buf[start..start + contents.len()].copy_from_slice(contents);
+        let pristine = buf.clone();
+        GuardedRegion {
+            buf,
+            start,
+            room,
+            pristine,
+        }
+    }
+
+    /// The region's bytes.
+    pub fn region(&self) -> &[u8] {
+        &self.buf[self.start..self.start + self.room]
+    }
+
+    /// The region's address modulo 16.
+    pub fn alignment(&self) -> usize {
+        (self.buf.as_ptr() as usize + self.start) % 16
+    }
+
+    /// Bytes changed outside the region since it was made: before it,
+    /// counted to the furthest, and past it likewise.
+    pub fn damage(&self) -> Damage {
+        let mut d = Damage::default();
+        let end = self.start + self.room;
+        if let Some(i) = (0..self.start).find(|&i| self.buf[i] != self.pristine[i]) {
+            d.before = self.start - i;
+        }
+        if let Some(i) = (end..self.buf.len())
+            .rev()
+            .find(|&i| self.buf[i] != self.pristine[i])
+        {
+            d.after = i + 1 - end;
+        }
+        d
+    }
+
+    /// Whether any byte of the region itself changed since it was made.
+    pub fn region_changed(&self) -> bool {
+        let end = self.start + self.room;
+        self.buf[self.start..end] != self.pristine[self.start..end]
+    }
+}
+
 /// A loaded library and its `CryptHash`.
 pub struct CLibrary {
     crypt_hash: CryptHashFn,
@@ -292,6 +363,55 @@ impl CLibrary {
                 out.buf.as_mut_ptr().add(start),
             )
         }
+    }
+
+    /// `CryptHash(digest_bits, msg, msg_bits, out)` on guarded regions;
+    /// `msg_bits` is capped to the bits `msg`'s region holds and
+    /// `digest_bits` to the bytes `out`'s region holds.
+    /// The message is borrowed mutably: the contract makes it read-only,
+    /// but a library that writes into it then writes into memory that is
+    /// ours to change, and [`GuardedRegion::region_changed`] shows it.
+    pub fn hash_regions(
+        &self,
+        digest_bits: i32,
+        msg: &mut GuardedRegion,
+        msg_bits: u64,
+        out: &mut GuardedRegion,
+    ) -> i32 {
+        let msg_bits = msg_bits.min(8 * msg.room as u64);
+        let digest_bits = digest_bits.min(8 * out.room.min(MAX_DIGEST_BYTES) as i32);
+        // SAFETY: the message pointer starts `msg.room` readable bytes (at
+        // least ceil(msg_bits / 8), capped above) inside `msg.buf`; the
+        // digest pointer starts `out.room` writable bytes (at least
+        // digest_bits / 8, capped above) inside `out.buf`, followed by
+        // guard bytes we own, so a stray write shows in `damage`.
+        unsafe {
+            (self.crypt_hash)(
+                digest_bits,
+                msg.buf.as_mut_ptr().add(msg.start).cast_const(),
+                msg_bits,
+                out.buf.as_mut_ptr().add(out.start),
+            )
+        }
+    }
+
+    /// `CryptHash(digest_bits, buf, msg_bits, buf)`: the digest written over
+    /// the message it is computed from (the ICCS contract does not say
+    /// whether that is allowed). Capped as [`Self::hash_regions`].
+    pub fn hash_overlapping(
+        &self,
+        digest_bits: i32,
+        buf: &mut GuardedRegion,
+        msg_bits: u64,
+    ) -> i32 {
+        let msg_bits = msg_bits.min(8 * buf.room as u64);
+        let digest_bits = digest_bits.min(8 * buf.room.min(MAX_DIGEST_BYTES) as i32);
+        let p = buf.buf.as_mut_ptr().wrapping_add(buf.start);
+        // SAFETY: `p` starts `buf.room` bytes inside `buf.buf`, readable for
+        // the message (ceil(msg_bits / 8) bytes, capped above) and writable
+        // for the digest (digest_bits / 8 bytes, capped above); both
+        // pointers carry the whole buffer's provenance.
+        unsafe { (self.crypt_hash)(digest_bits, p.cast_const(), msg_bits, p) }
     }
 
     /// `CryptHash(digest_bits, NULL, msg_bits, out)`: the contract allows

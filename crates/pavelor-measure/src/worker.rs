@@ -179,7 +179,7 @@ fn check_digests<'a>(
     let calls = spec.calls.max(1);
     let base = message(spec.size);
     let nbits = 8 * spec.size as u64;
-    let reference = |m: &[u8]| crate::library::tasks::reference(alg, m, nbits);
+    let reference = |m: &[u8]| crate::library::reference(alg, m, nbits);
     let (first, repeated) = match spec.messages {
         Messages::Repeated => (
             calls.saturating_sub(REPEATED_SLOTS as u64),

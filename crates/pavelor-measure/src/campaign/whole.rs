@@ -130,6 +130,7 @@ fn run_gates(
         kats: true,
         loop_not_run: emulated.then(|| gate::KAT_LOOP_EMULATED.to_string()),
         memory_bytes: method.worker_memory_bytes,
+        timed_sizes: plan.sizes.to_vec(),
     };
     plan.libs
         .iter()

@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::LibSpec;
+use super::api::ApiChecks;
 use super::identity::{Identity, identify};
 use super::tasks::{BehaviourResult, Check, KatFileResult, LibTask, ProbeResult, Verdict};
 use crate::isolate::{self, Ended};
@@ -134,6 +135,10 @@ pub struct LibGate {
     pub kat: Vec<LibKat>,
     /// Behaviour on bad input.
     pub behaviour: Vec<Behaviour>,
+    /// The API checks of each instance it computes (none in a record
+    /// written before they existed).
+    #[serde(default)]
+    pub api: Vec<ApiChecks>,
     /// The verdict.
     pub status: LibStatus,
     /// What happened, in one line.
@@ -170,6 +175,10 @@ pub struct GateConfig {
     pub loop_not_run: Option<String>,
     /// Memory limit of each worker, bytes (0: none).
     pub memory_bytes: u64,
+    /// The message lengths the campaign times, bytes: the API checks'
+    /// whole-byte random lengths leave them to the checks of the timed
+    /// calls, so that the gate and the timing see different messages.
+    pub timed_sizes: Vec<usize>,
 }
 
 /// How a worker call about a library ended.
@@ -309,6 +318,7 @@ pub fn run(
         instances: Vec::new(),
         kat: Vec::new(),
         behaviour: Vec::new(),
+        api: Vec::new(),
         status: LibStatus::Pass,
         detail: String::new(),
     };
@@ -320,6 +330,7 @@ pub fn run(
         return gate;
     };
     check_behaviour(worker, &mut gate, config, progress);
+    check_api(worker, &mut gate, config, progress);
     if !config.kats {
         if gate.status == LibStatus::Pass {
             gate.detail = format!(
@@ -448,6 +459,50 @@ fn check_behaviour(
         let answer = ask(worker, &task, config.timeout, config.memory_bytes);
         gate.behaviour.push(describe_behaviour(check, answer));
     }
+}
+
+/// The API checks of every instance the library computes, one worker
+/// each, from a fresh seed each (recorded with the checks): a check that
+/// decides fails the library, as a wrong KAT answer does.
+fn check_api(
+    worker: &WorkerCommand,
+    gate: &mut LibGate,
+    config: &GateConfig,
+    progress: &mut dyn FnMut(&str),
+) {
+    let instances: Vec<Algorithm> = gate
+        .instances
+        .iter()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    for alg in instances {
+        progress(&format!("{}: API checks of {alg}", gate.spec.name));
+        let task = LibTask::Api {
+            path: gate.spec.path.clone(),
+            bits: alg.output_bits(),
+            seed: fresh_seed(),
+            timed_sizes: config.timed_sizes.clone(),
+        };
+        match ask::<ApiChecks>(worker, &task, config.timeout, config.memory_bytes) {
+            Answer::Ok(checks) => {
+                if let Some(f) = checks.first_failure() {
+                    let detail = format!("API check of {alg}, {}: {}", f.kind.what(), f.observed);
+                    fail(gate, LibStatus::Fail, detail);
+                }
+                gate.api.push(checks);
+            }
+            Answer::Bad(status, what) => fail(gate, status, format!("API checks of {alg}: {what}")),
+        }
+    }
+}
+
+/// A seed no run is likely to repeat: the process's hasher keys, which the
+/// standard library draws from the system's random source, and the clock.
+fn fresh_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(crate::clock::monotonic_raw_ns());
+    h.finish()
 }
 
 /// The KATs, one worker per file, for every instance the library

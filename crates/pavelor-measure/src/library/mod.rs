@@ -10,11 +10,14 @@
 //!
 //! * [`identity`] — path, size, SHA-256, build-id, exported symbols, PT_LOAD bytes.
 //! * [`tasks`] — the worker side: probe, KAT files, behaviour checks.
+//! * [`api`] — the worker side of the API checks (random lengths,
+//!   misalignment, guard bytes around the message, determinism, overlap).
 //! * [`gate`] — the parent side: which instances a library computes
 //!   correctly, whether they pass the KATs, how it treats bad input.
 
 #![forbid(unsafe_code)]
 
+pub mod api;
 pub mod gate;
 pub mod identity;
 pub mod tasks;
@@ -22,6 +25,7 @@ pub mod tasks;
 use std::path::PathBuf;
 use std::str::FromStr;
 
+use pavelor::Algorithm;
 use serde::{Deserialize, Serialize};
 
 /// Why a `--lib` argument is not a [`LibSpec`].
@@ -168,6 +172,15 @@ pub fn validate(libs: &[LibSpec]) -> Result<(), CheckError> {
         }
     }
     Ok(())
+}
+
+/// The reference answer every library call is checked against: pavelor's
+/// own (the best backend).
+pub fn reference(alg: Algorithm, msg: &[u8], nbits: u64) -> Vec<u8> {
+    let mut h = alg.hasher();
+    h.update_bits(msg, nbits)
+        .map(|()| h.finalize().to_vec())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

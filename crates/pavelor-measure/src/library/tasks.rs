@@ -13,6 +13,8 @@ use pavelor_kat::official;
 use pavelor_kat::suite::KatKind;
 use serde::{Deserialize, Serialize};
 
+use super::api;
+use super::reference;
 use crate::cabi::{CLibrary, GuardedDigest};
 use crate::clock::monotonic_raw_ns;
 use crate::protocol::{Damage, WorkerError};
@@ -65,6 +67,17 @@ pub enum LibTask {
         kind: String,
         /// The KAT file; `None`: the official answers embedded in pavelor-kat.
         file: Option<PathBuf>,
+    },
+    /// The API checks of one instance ([`api`]).
+    Api {
+        /// The library.
+        path: PathBuf,
+        /// The instance's digest length.
+        bits: u32,
+        /// The seed of the checks' messages and guard bytes.
+        seed: u64,
+        /// Whole-byte lengths the random lengths leave out (the timed ones).
+        timed_sizes: Vec<usize>,
     },
     /// One bad-input call, for information.
     Behaviour {
@@ -187,14 +200,6 @@ pub struct KatFileResult {
     pub failure: Option<String>,
 }
 
-/// The reference answer: our own implementation (best backend).
-pub fn reference(alg: Algorithm, msg: &[u8], nbits: u64) -> Vec<u8> {
-    let mut h = alg.hasher();
-    h.update_bits(msg, nbits)
-        .map(|()| h.finalize().to_vec())
-        .unwrap_or_default()
-}
-
 /// The probe messages: (description, bytes, bits).
 fn probe_messages() -> Vec<(&'static str, Vec<u8>, u64)> {
     let long = Drng::new(&Drng::official_seed(b"PAVPROBE")).generate(8 * 1000);
@@ -225,7 +230,11 @@ fn probe(lib: &CLibrary) -> ProbeResult {
         for (i, (what, msg, nbits)) in messages.iter().enumerate() {
             out.reset();
             say(&format!("probe: CryptHash({bits}, {what})"));
-            let rc = lib.hash(bits as i32, msg, *nbits, &mut out);
+            // The library gets a copy: what it does to its input is the
+            // API checks' concern, and the answer is checked against the
+            // message as it was.
+            let given = msg.clone();
+            let rc = lib.hash(bits as i32, &given, *nbits, &mut out);
             let damage = out.damage();
             let (verdict, detail) = if damage.any() {
                 (
@@ -417,6 +426,23 @@ pub fn run(task: &LibTask) -> Result<String, WorkerError> {
         LibTask::Behaviour { path, bits, check } => {
             let lib = CLibrary::open(path)?;
             json(serde_json::to_string(&behaviour(&lib, *bits, *check)))
+        }
+        LibTask::Api {
+            path,
+            bits,
+            seed,
+            timed_sizes,
+        } => {
+            let alg = Algorithm::from_output_bits(*bits)
+                .ok_or(Error::NotADigestLength { bits: *bits })
+                .map_err(failed)?;
+            let lib = CLibrary::open(path)?;
+            json(serde_json::to_string(&api::check(
+                &lib,
+                alg,
+                *seed,
+                timed_sizes,
+            )))
         }
     }
 }

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use pavelor_pages::html::{markdown_code, markdown_dest, markdown_literal};
 
 use pavelor::Algorithm;
+use pavelor_measure::library::api::ApiVerdict;
 
 use crate::kat::KatResult;
 use crate::record_files::library_record_name;
@@ -150,5 +151,50 @@ fn libraries(s: &mut String, ctx: &Ctx<'_>) {
             }
         }
     }
+    api_checks(s, ctx);
     s.push('\n');
+}
+
+/// Each library's API checks, per instance: one line per check (beyond
+/// the NICCS method, in the manner of SUPERCOP's `try.c`).
+fn api_checks(s: &mut String, ctx: &Ctx<'_>) {
+    let with_api: Vec<_> = ctx.c.libs.iter().filter(|g| !g.api.is_empty()).collect();
+    if with_api.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\nAPI checks (beyond the NICCS method, as SUPERCOP's `crypto_hash/try.c` checks a hash; a failed check other than the overlap fails the library, as a wrong KAT answer does):\n"
+    );
+    let _ = writeln!(
+        s,
+        "| library | instance | check | calls | verdict | observed |\n|---|---|---|---|---|---|"
+    );
+    for g in with_api {
+        for a in &g.api {
+            for k in &a.checks {
+                let verdict = match k.verdict {
+                    ApiVerdict::Pass => "PASS",
+                    ApiVerdict::Fail => "**FAIL**",
+                    ApiVerdict::Info => "information",
+                };
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {} | {verdict} | {} |",
+                    markdown_code(&g.spec.name),
+                    markdown_literal(&a.instance),
+                    markdown_literal(k.kind.what()),
+                    k.calls,
+                    markdown_literal(&k.observed)
+                );
+            }
+            let _ = writeln!(
+                s,
+                "| {} | {} | seed | | | {} |",
+                markdown_code(&g.spec.name),
+                markdown_literal(&a.instance),
+                markdown_code(&a.seed)
+            );
+        }
+    }
 }
