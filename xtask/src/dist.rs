@@ -20,13 +20,14 @@ use clap::Args;
 use crate::{run, workspace_root};
 
 /// The crates published to crates.io, in dependency order.
-pub(crate) const PUBLISHED: [&str; 12] = [
+pub(crate) const PUBLISHED: [&str; 13] = [
     "pavelor",
     "pavelor-kat",
     "pavelor-niccs",
     "pavelor-iccs-helpers",
     "pavelor-pages",
     "pavelor-elf",
+    "pavelor-isolate",
     "pavelor-measure",
     "pavelor-report",
     "pavelor-bench",

@@ -24,7 +24,7 @@ pub(crate) struct BenchArgs {
     /// Message lengths in bytes, comma-separated [default: S1..S8 = 32,128,512,1024,4096,8192,16384,65536].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=(1 << 26)))]
     sizes: Vec<u32>,
-    /// Also time an ICCS CryptHash shared library (repeatable); it is probed in a separate process first.
+    /// Also time an ICCS CryptHash shared library (repeatable); it is probed and its API checked in separate processes first.
     #[arg(long = "lib", value_name = "NAME=PATH")]
     libs: Vec<pavelor_measure::library::LibSpec>,
     /// Seconds of timed calls per figure.

@@ -64,7 +64,7 @@ pub(crate) struct ReportArgs {
     /// Do not measure the ICCS helpers sm3hash, pseudohash and pseudoXOF (the baselines of the × pseudoXOF factors).
     #[arg(long)]
     no_baselines: bool,
-    /// Also check and measure an ICCS CryptHash shared library, side by side (repeatable).
+    /// Also check (probe, API checks, KATs) and measure an ICCS CryptHash shared library, side by side (repeatable).
     #[arg(long = "lib", value_name = "NAME=PATH")]
     libs: Vec<LibSpec>,
     /// The implementation the ratio columns compare with: a --lib NAME or a backend [default: the first --lib].

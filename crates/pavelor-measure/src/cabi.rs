@@ -188,8 +188,8 @@ pub const REGION_GUARD_BYTES: usize = 256;
 /// both at once): `room` bytes starting `offset` bytes past a 16-byte
 /// boundary, with [`REGION_GUARD_BYTES`] guard bytes on each side. The
 /// guard bytes and the region's first contents are the caller's, so that a
-/// library cannot recognise them; [`Self::changed`] reports any byte that
-/// is no longer what it was.
+/// library cannot recognise them; [`Self::damage`] and
+/// [`Self::region_changed`] report any byte that is no longer what it was.
 pub struct GuardedRegion {
     buf: Vec<u8>,
     start: usize,

@@ -31,7 +31,7 @@ pub mod env;
 pub mod error;
 pub mod host;
 pub mod hw;
-pub mod isolate;
+pub use pavelor_isolate as isolate;
 pub mod library;
 pub mod ops;
 pub mod page_end;

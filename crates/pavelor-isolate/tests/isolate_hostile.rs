@@ -15,7 +15,7 @@ use std::process::Command;
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
-use pavelor_measure::isolate::{self, Ended, MEMORY_LIMIT_ENV, Outcome, TOKEN_ENV};
+use pavelor_isolate::{self as isolate, Ended, MEMORY_LIMIT_ENV, Outcome, TOKEN_ENV};
 
 const WORKER_C: &str = r#"
 #define _GNU_SOURCE
