@@ -13,8 +13,8 @@ use pavelor_kat::official;
 use pavelor_kat::suite::KatKind;
 use serde::{Deserialize, Serialize};
 
-use super::api;
 use super::reference;
+use super::{api, ct_audit};
 use crate::cabi::{CLibrary, GuardedDigest};
 use crate::clock::monotonic_raw_ns;
 use crate::protocol::{Damage, WorkerError};
@@ -67,6 +67,14 @@ pub enum LibTask {
         kind: String,
         /// The KAT file; `None`: the official answers embedded in pavelor-kat.
         file: Option<PathBuf>,
+    },
+    /// The constant-time audit's calls of one instance, each on a secret
+    /// message ([`super::ct_audit`]; run under valgrind memcheck).
+    CtAudit {
+        /// The library.
+        path: PathBuf,
+        /// The instance's digest length.
+        bits: u32,
     },
     /// The API checks of one instance ([`api`]).
     Api {
@@ -426,6 +434,13 @@ pub fn run(task: &LibTask) -> Result<String, WorkerError> {
         LibTask::Behaviour { path, bits, check } => {
             let lib = CLibrary::open(path)?;
             json(serde_json::to_string(&behaviour(&lib, *bits, *check)))
+        }
+        LibTask::CtAudit { path, bits } => {
+            let alg = Algorithm::from_output_bits(*bits)
+                .ok_or(Error::NotADigestLength { bits: *bits })
+                .map_err(failed)?;
+            let lib = CLibrary::open(path)?;
+            json(serde_json::to_string(&ct_audit::audit_calls(&lib, alg)))
         }
         LibTask::Api {
             path,
