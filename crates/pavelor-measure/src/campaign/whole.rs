@@ -14,6 +14,7 @@ use pavelor::Algorithm;
 use crate::aes_probe::AesProbe;
 use crate::env::Emulation;
 use crate::library::LibSpec;
+use crate::library::audit::{AuditVerdict, CtAudit, audit};
 use crate::library::gate::{self, GateConfig, LibGate};
 use crate::ops::{Operation, Subject};
 use crate::protocol::WorkerCommand;
@@ -43,6 +44,9 @@ pub struct CampaignPlan<'a> {
     pub lib_budget_s: f64,
     /// The fixed clock of the 95% rule, if the host has one.
     pub fixed_clock_hz: Option<f64>,
+    /// Audit each library's instances for constant time under valgrind
+    /// memcheck ([`crate::library::audit`]).
+    pub ct_audit: bool,
 }
 
 /// What a campaign gave.
@@ -87,7 +91,10 @@ pub fn run(
             "no memory limit on the workers: this run is emulated, and the emulator reserves more address space than the limit".into(),
         );
     }
-    let libs = run_gates(plan, &worker, &method, emulation.is_some(), observer);
+    let mut libs = run_gates(plan, &worker, &method, emulation.is_some(), observer);
+    if plan.ct_audit {
+        run_audits(&worker, &mut libs, emulation.is_some(), observer);
+    }
     let subjects = subjects(plan.ops, &libs);
     let figures_plan = FiguresPlan {
         worker: &worker,
@@ -140,6 +147,36 @@ fn run_gates(
             g
         })
         .collect()
+}
+
+/// The constant-time audit of every instance each library computes, one
+/// step each: natively under valgrind memcheck, NOT RUN under emulation.
+/// It never changes a library's verdict.
+fn run_audits(
+    worker: &WorkerCommand,
+    libs: &mut [LibGate],
+    emulated: bool,
+    observer: &mut dyn Observer,
+) {
+    let steps = libs.iter().map(|g| g.instances.len()).sum::<usize>();
+    observer.phase("constant-time audit (valgrind memcheck)", steps as u64);
+    for g in libs.iter_mut() {
+        let instances: Vec<Algorithm> = g.instances.iter().filter_map(|n| n.parse().ok()).collect();
+        for alg in instances {
+            observer.step(&format!("{}: {alg}", g.spec.name));
+            g.audits.push(if emulated {
+                CtAudit {
+                    instance: alg.name().to_string(),
+                    verdict: AuditVerdict::NotRun {
+                        reason: "this run is emulated; valgrind runs natively only".into(),
+                    },
+                    seconds: 0.0,
+                }
+            } else {
+                audit(worker, &g.spec.path, alg)
+            });
+        }
+    }
 }
 
 /// Everything to measure, in report order: per instance the built-in

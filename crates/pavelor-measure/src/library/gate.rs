@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::LibSpec;
 use super::api::ApiChecks;
+use super::audit::CtAudit;
 use super::identity::{Identity, identify};
 use super::tasks::{BehaviourResult, Check, KatFileResult, LibTask, ProbeResult, Verdict};
 use crate::isolate::{self, Ended};
@@ -139,6 +140,11 @@ pub struct LibGate {
     /// written before they existed).
     #[serde(default)]
     pub api: Vec<ApiChecks>,
+    /// The constant-time audit of each instance it computes (none when
+    /// not run, or in a record written before it existed). It never
+    /// changes `status`.
+    #[serde(default)]
+    pub audits: Vec<CtAudit>,
     /// The verdict.
     pub status: LibStatus,
     /// What happened, in one line.
@@ -319,6 +325,7 @@ pub fn run(
         kat: Vec::new(),
         behaviour: Vec::new(),
         api: Vec::new(),
+        audits: Vec::new(),
         status: LibStatus::Pass,
         detail: String::new(),
     };

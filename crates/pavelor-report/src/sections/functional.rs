@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use pavelor_pages::html::{markdown_code, markdown_dest, markdown_literal};
 
 use pavelor::Algorithm;
-use pavelor_measure::library::api::ApiVerdict;
+use pavelor_measure::library::{api::ApiVerdict, audit::AuditVerdict};
 
 use crate::kat::KatResult;
 use crate::record_files::library_record_name;
@@ -152,7 +152,66 @@ fn libraries(s: &mut String, ctx: &Ctx<'_>) {
         }
     }
     api_checks(s, ctx);
+    ct_audits(s, ctx);
     s.push('\n');
+}
+
+/// Each library's constant-time audit: the verdict per instance, then each
+/// finding (beyond the NICCS method, as ctgrind and TIMECOP do it).
+fn ct_audits(s: &mut String, ctx: &Ctx<'_>) {
+    let audited: Vec<_> = ctx.c.libs.iter().filter(|g| !g.audits.is_empty()).collect();
+    if audited.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n#### Constant-time audit (beyond the NICCS method)\n\nEach instance runs under valgrind memcheck with every message's bits marked secret (its length is public): 0 bits, every tail of 1 to 7 bits, just below, at and above the first two block edges, and several blocks. Memcheck reports each branch and each memory address computed from a secret bit; every digest is checked. It sees only the paths these messages take and only code valgrind can run, and it cannot see an instruction whose time depends on its operands. The audit never changes RESULT.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| library | instance | verdict | seconds |\n|---|---|---|---|"
+    );
+    for g in &audited {
+        for a in &g.audits {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {:.1} |",
+                markdown_code(&g.spec.name),
+                markdown_literal(&a.instance),
+                markdown_literal(&a.line()),
+                a.seconds
+            );
+        }
+    }
+    let findings: Vec<_> = audited
+        .iter()
+        .flat_map(|g| g.audits.iter().map(move |a| (g, a)))
+        .flat_map(|(g, a)| match &a.verdict {
+            AuditVerdict::Findings { findings, .. } => {
+                findings.iter().map(move |f| (g, a, f)).collect::<Vec<_>>()
+            }
+            _ => Vec::new(),
+        })
+        .collect();
+    if findings.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n| library | instance | finding | function | where | times seen |\n|---|---|---|---|---|---|"
+    );
+    for (g, a, f) in findings {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} |",
+            markdown_code(&g.spec.name),
+            markdown_literal(&a.instance),
+            f.kind.label(),
+            markdown_code(&f.function),
+            markdown_code(&f.place),
+            f.count
+        );
+    }
 }
 
 /// Each library's API checks, per instance: one line per check (beyond

@@ -71,6 +71,7 @@ pub fn header(s: &mut String, ctx: &Ctx<'_>) {
             "**RESULT: PASS**{noisy} — every KAT run passed and every figure was measured.\n"
         );
     }
+    audit_lines(s, ctx);
     if !c.host_problems.is_empty() {
         let _ = writeln!(
             s,
@@ -114,4 +115,32 @@ pub fn header(s: &mut String, ctx: &Ctx<'_>) {
     if let Some(note) = note {
         let _ = writeln!(s, "> **Note.** {note}\n");
     }
+}
+
+/// The constant-time audit's verdict per library and instance, right under
+/// RESULT (it is never part of it); nothing when no library was audited.
+fn audit_lines(s: &mut String, ctx: &Ctx<'_>) {
+    let lines: Vec<String> = ctx
+        .c
+        .libs
+        .iter()
+        .flat_map(|g| {
+            g.audits.iter().map(move |a| {
+                format!(
+                    "{} {}: {}",
+                    markdown_code(&g.spec.name),
+                    markdown_literal(&a.instance),
+                    markdown_literal(&a.line())
+                )
+            })
+        })
+        .collect();
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "**Constant-time audit** (valgrind memcheck, beyond the NICCS method; never part of RESULT; details in section 10): {}.\n",
+        lines.join("; ")
+    );
 }
