@@ -161,8 +161,7 @@ fn run_audits(
     let steps = libs.iter().map(|g| g.instances.len()).sum::<usize>();
     observer.phase("constant-time audit (valgrind memcheck)", steps as u64);
     for g in libs.iter_mut() {
-        let instances: Vec<Algorithm> = g.instances.iter().filter_map(|n| n.parse().ok()).collect();
-        for alg in instances {
+        for alg in g.computed_instances() {
             observer.step(&format!("{}: {alg}", g.spec.name));
             g.audits.push(if emulated {
                 CtAudit {

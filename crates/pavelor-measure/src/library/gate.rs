@@ -152,15 +152,20 @@ pub struct LibGate {
 }
 
 impl LibGate {
+    /// The instances it computes correctly (the probe's), in order.
+    pub fn computed_instances(&self) -> Vec<Algorithm> {
+        self.instances
+            .iter()
+            .filter_map(|n| n.parse().ok())
+            .collect()
+    }
+
     /// The instances to measure: those that passed (none unless PASS).
     pub fn measured_instances(&self) -> Vec<Algorithm> {
         if self.status != LibStatus::Pass {
             return Vec::new();
         }
-        self.instances
-            .iter()
-            .filter_map(|n| n.parse().ok())
-            .collect()
+        self.computed_instances()
     }
 }
 
@@ -477,11 +482,7 @@ fn check_api(
     config: &GateConfig,
     progress: &mut dyn FnMut(&str),
 ) {
-    let instances: Vec<Algorithm> = gate
-        .instances
-        .iter()
-        .filter_map(|n| n.parse().ok())
-        .collect();
+    let instances = gate.computed_instances();
     for alg in instances {
         progress(&format!("{}: API checks of {alg}", gate.spec.name));
         let task = LibTask::Api {
@@ -521,11 +522,7 @@ fn run_kats(
     slowest: f64,
     progress: &mut dyn FnMut(&str),
 ) {
-    let instances: Vec<Algorithm> = gate
-        .instances
-        .iter()
-        .filter_map(|n| n.parse().ok())
-        .collect();
+    let instances = gate.computed_instances();
     for alg in instances {
         for kind in KatKind::ALL {
             let k = run_kat_file(worker, gate, config, slowest, alg, kind, progress);
