@@ -79,6 +79,8 @@ if [ -f "$report/records/report.json" ]; then
     for ds in "$report"/niccs/*/; do archive "$ds" > "$seeds/evidence/dataset-$(basename "$ds")"; done
 fi
 printf '\000\015campaign.json\002\000{}' > "$seeds/evidence/tiny"
+# a FIFO, then a file at the same path (the harness must not write into it)
+printf '\002\015campaign.json\000\000\000\015campaign.json\002\000{}' > "$seeds/evidence/fifo-then-file"
 
 corpus_root=${PAVELOR_FUZZ_CORPUS:-corpus}
 if [ -n "${PAVELOR_FUZZ_CORPUS:-}" ]; then

@@ -7,7 +7,8 @@
 //! `kind:u8 path_len:u8 path data_len:u16le data`: kind 0 a file holding
 //! `data`, 1 a symbolic link to `data`, 2 a FIFO. Paths with `..`, an
 //! absolute start or an empty component are dropped by this harness (they
-//! could not lie in a directory). `scripts/fuzz.sh` seeds it with the
+//! could not lie in a directory), and so is an entry whose path is already
+//! taken or lies below a link the input made. `scripts/fuzz.sh` seeds it with the
 //! report directory and the harness dataset of a real quick run.
 //!
 //! Asserted: no panic; time and memory within libFuzzer's `-timeout`,
@@ -19,6 +20,7 @@
 #![no_main]
 
 use std::fs;
+use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
 use libfuzzer_sys::fuzz_target;
@@ -65,22 +67,49 @@ fn plain(root: &Path, rel: &[u8]) -> Option<PathBuf> {
     Some(root.join(p))
 }
 
+/// Whether every directory between `root` and `p` is a real directory (or
+/// not there yet): the harness never creates through a symbolic link the
+/// input itself made, which could point anywhere.
+fn parents_are_plain(root: &Path, p: &Path) -> bool {
+    let Ok(rel) = p.strip_prefix(root) else {
+        return false;
+    };
+    let mut at = root.to_path_buf();
+    let mut parts: Vec<_> = rel.components().collect();
+    parts.pop();
+    parts.into_iter().all(|c| {
+        at.push(c);
+        !matches!(fs::symlink_metadata(&at), Ok(m) if !m.is_dir())
+    })
+}
+
+/// Makes the input's entries. An entry whose path already holds something
+/// is skipped: writing into a FIFO made by an earlier entry would wait for
+/// a reader that never comes, and a link could send the write elsewhere.
 fn build(dir: &Path, data: &[u8]) {
     for (kind, path, body) in entries(data) {
         let Some(p) = plain(dir, path) else { continue };
+        if !parents_are_plain(dir, &p) {
+            continue;
+        }
         if let Some(parent) = p.parent() {
             if fs::create_dir_all(parent).is_err() {
                 continue;
             }
         }
         let _ = match kind {
-            0 => fs::write(&p, body),
+            0 => fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&p)
+                .and_then(|mut f| f.write_all(body)),
             1 => std::os::unix::fs::symlink(
                 std::ffi::OsStr::new(&*String::from_utf8_lossy(body)),
                 &p,
             ),
-            _ => nix::unistd::mkfifo(&p, nix::sys::stat::Mode::S_IRWXU)
-                .map_err(std::io::Error::from),
+            _ => {
+                nix::unistd::mkfifo(&p, nix::sys::stat::Mode::S_IRWXU).map_err(std::io::Error::from)
+            }
         };
     }
 }
