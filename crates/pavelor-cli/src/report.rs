@@ -64,7 +64,7 @@ pub(crate) struct ReportArgs {
     /// Do not measure the ICCS helpers sm3hash, pseudohash and pseudoXOF (the baselines of the × pseudoXOF factors).
     #[arg(long)]
     no_baselines: bool,
-    /// Do not audit the --lib libraries for constant time under valgrind memcheck (the audit never changes RESULT).
+    /// Do not audit our backends and the --lib libraries for constant time under valgrind memcheck (the audit never changes RESULT).
     #[arg(long)]
     no_ct_audit: bool,
     /// Also check (probe, API checks, KATs) and measure an ICCS CryptHash shared library, side by side (repeatable).

@@ -31,6 +31,7 @@ fn our_run() -> &'static Path {
         pavelor()
             .args([
                 "report",
+                "--no-ct-audit",
                 "--quick",
                 "--trials",
                 "2",

@@ -90,6 +90,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
         environment,
         kat,
         libs: campaign.libs,
+        own_audits: campaign.own_audits,
         probe,
         subjects: campaign.subjects,
         measurements: campaign.measurements,

@@ -1,6 +1,7 @@
 //! The parent side of the constant-time audit ([`super::ct_audit`]): a
 //! worker started under valgrind memcheck, its findings read from
-//! memcheck's XML, and one verdict per instance.
+//! memcheck's XML, and one verdict per implementation (one run of
+//! valgrind covers every instance it computes).
 //!
 //! The audit never changes the gate's verdict: a library with findings is
 //! still measured, and the report says what memcheck saw beside RESULT.
@@ -9,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pavelor::Algorithm;
+use pavelor::{Algorithm, Backend};
 use serde::{Deserialize, Serialize};
 
 use super::ct_audit::{AuditCalls, Finding, findings, unhandled_instruction};
@@ -17,10 +18,10 @@ use super::tasks::LibTask;
 use crate::isolate::{self, Ended};
 use crate::protocol::WorkerCommand;
 
-/// The time one instance's audit may take, seconds.
+/// The time one implementation's audit may take, seconds.
 pub const AUDIT_LIMIT_S: f64 = 60.0;
 
-/// What the audit of one instance found.
+/// What the audit of one implementation found.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "kebab-case")]
 pub enum AuditVerdict {
@@ -50,11 +51,11 @@ pub enum AuditVerdict {
     },
 }
 
-/// The audit of one instance of a library.
+/// The audit of one implementation: a library, or one of our backends.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CtAudit {
-    /// The instance (`Pavelor-512`, ...).
-    pub instance: String,
+    /// The instances audited (`Pavelor-512`, ...), in one run.
+    pub instances: Vec<String>,
     /// What it found.
     #[serde(flatten)]
     pub verdict: AuditVerdict,
@@ -77,6 +78,16 @@ impl CtAudit {
     }
 }
 
+/// The audit of one of pavelor's own backends.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BackendAudit {
+    /// The backend's name (`aesni-avx`, ...).
+    pub backend: String,
+    /// The audit.
+    #[serde(flatten)]
+    pub audit: CtAudit,
+}
+
 /// `valgrind` on the `PATH`, if there is one.
 pub fn valgrind() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -85,18 +96,45 @@ pub fn valgrind() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Audits `alg` of the library at `path`: the worker `worker` runs the
-/// audit's calls under memcheck, within [`AUDIT_LIMIT_S`].
-pub fn audit(worker: &WorkerCommand, path: &Path, alg: Algorithm) -> CtAudit {
-    let start = Instant::now();
-    let verdict = match valgrind() {
-        None => AuditVerdict::NotRun {
-            reason: "valgrind is not installed (no valgrind on PATH)".into(),
-        },
-        Some(vg) => run_under(&vg, worker, path, alg),
+/// Audits the instances `algs` of the library at `path`: the worker
+/// `worker` runs the audit's calls under memcheck, within
+/// [`AUDIT_LIMIT_S`].
+pub fn audit(worker: &WorkerCommand, path: &Path, algs: &[Algorithm]) -> CtAudit {
+    let task = LibTask::CtAudit {
+        path: path.to_path_buf(),
+        bits: algs.iter().map(|a| a.output_bits()).collect(),
     };
+    timed(algs, || run_under(worker, &task, path, None))
+}
+
+/// Audits `algs` on pavelor's own `backend` the same way: the worker is
+/// the object the findings are placed in. A backend that valgrind cannot
+/// run is NOT RUN, naming the evidence that holds for it instead.
+pub fn audit_backend(worker: &WorkerCommand, backend: Backend, algs: &[Algorithm]) -> CtAudit {
+    let task = LibTask::CtAuditBackend {
+        backend: backend.name().to_string(),
+        bits: algs.iter().map(|a| a.output_bits()).collect(),
+    };
+    timed(algs, || {
+        run_under(worker, &task, &worker.program, Some(STATIC_CHECK))
+    })
+}
+
+/// An audit of `algs` that could not be run, for `reason`.
+pub fn not_run(algs: &[Algorithm], reason: &str) -> CtAudit {
+    timed(algs, || AuditVerdict::NotRun {
+        reason: reason.to_string(),
+    })
+}
+
+/// What valgrind cannot run, and what stands for the audit there.
+const STATIC_CHECK: &str = "valgrind runs no AVX-512 and no VAES; the evidence for this kernel is the static disassembly check of pavelor-ct (no load indexed by, and no branch on, secret data), which this report does not run";
+
+fn timed(algs: &[Algorithm], audit: impl FnOnce() -> AuditVerdict) -> CtAudit {
+    let start = Instant::now();
+    let verdict = audit();
     CtAudit {
-        instance: alg.name().to_string(),
+        instances: algs.iter().map(|a| a.name().to_string()).collect(),
         verdict,
         seconds: start.elapsed().as_secs_f64(),
     }
@@ -123,13 +161,21 @@ impl Drop for XmlDir {
     }
 }
 
-fn run_under(vg: &Path, worker: &WorkerCommand, path: &Path, alg: Algorithm) -> AuditVerdict {
+/// Runs `task` in the worker under memcheck; findings are placed in
+/// `object` (the library, or the worker itself for our own backends).
+/// `instead`: what stands for the audit where valgrind cannot run the
+/// code, if anything does.
+fn run_under(
+    worker: &WorkerCommand,
+    task: &LibTask,
+    object: &Path,
+    instead: Option<&str>,
+) -> AuditVerdict {
     let not_run = |reason: String| AuditVerdict::NotRun { reason };
-    let task = LibTask::CtAudit {
-        path: path.to_path_buf(),
-        bits: alg.output_bits(),
+    let Some(vg) = valgrind() else {
+        return not_run("valgrind is not installed (no valgrind on PATH)".into());
     };
-    let json = match serde_json::to_string(&task) {
+    let json = match serde_json::to_string(task) {
         Ok(j) => j,
         Err(e) => return not_run(e.to_string()),
     };
@@ -138,7 +184,7 @@ fn run_under(vg: &Path, worker: &WorkerCommand, path: &Path, alg: Algorithm) -> 
         Err(e) => return not_run(format!("no directory for memcheck's output: {e}")),
     };
     let xml_file = dir.0.join("memcheck.xml");
-    let mut cmd = Command::new(vg);
+    let mut cmd = Command::new(&vg);
     cmd.arg("--tool=memcheck")
         .arg("--quiet")
         .arg("--xml=yes")
@@ -153,9 +199,12 @@ fn run_under(vg: &Path, worker: &WorkerCommand, path: &Path, alg: Algorithm) -> 
         Err(e) => return not_run(format!("valgrind could not be run: {e}")),
     };
     if let Some(bytes) = unhandled_instruction(&outcome.stderr) {
-        return not_run(format!(
-            "valgrind cannot execute an instruction of the library (bytes {bytes}; valgrind runs no AVX-512)"
-        ));
+        return not_run(match instead {
+            Some(instead) => format!("{instead} (valgrind refused the instruction bytes {bytes})"),
+            None => format!(
+                "valgrind cannot execute an instruction of the library (bytes {bytes}; valgrind runs no AVX-512)"
+            ),
+        });
     }
     let calls: AuditCalls = match outcome.ended {
         Ended::Exited { code: 0 } => match serde_json::from_slice(&outcome.stdout) {
@@ -179,6 +228,10 @@ fn run_under(vg: &Path, worker: &WorkerCommand, path: &Path, alg: Algorithm) -> 
     if !calls.under_valgrind {
         return not_run("the worker did not see valgrind's client requests".into());
     }
+    if let Some(why) = calls.unavailable {
+        let instead = instead.unwrap_or("the code cannot run on the CPU valgrind presents");
+        return not_run(format!("{instead} (under valgrind: {why})"));
+    }
     if let Some(detail) = calls.wrong {
         return AuditVerdict::Wrong { detail };
     }
@@ -186,7 +239,7 @@ fn run_under(vg: &Path, worker: &WorkerCommand, path: &Path, alg: Algorithm) -> 
         Ok(x) => x,
         Err(e) => return not_run(format!("memcheck's output: {e}")),
     };
-    match findings(&xml, path) {
+    match findings(&xml, object) {
         Ok(f) if f.is_empty() => AuditVerdict::Clean { calls: calls.calls },
         Ok(findings) => AuditVerdict::Findings {
             calls: calls.calls,

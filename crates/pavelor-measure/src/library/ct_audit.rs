@@ -21,7 +21,7 @@
 
 use std::path::Path;
 
-use pavelor::Algorithm;
+use pavelor::{Algorithm, Available, Backend};
 use pavelor_memcheck::{classify, declassify, running_on_valgrind};
 use serde::{Deserialize, Serialize};
 
@@ -91,42 +91,89 @@ pub struct AuditCalls {
     pub under_valgrind: bool,
     /// The first call whose digest was not pavelor's, or failed.
     pub wrong: Option<String>,
+    /// Why nothing was called: the backend audited does not run on the
+    /// CPU valgrind presents (absent in a library's audit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
 }
 
-/// Calls `alg` on `lib` with every [`audit_messages`] message, each marked
-/// secret before the call; the digests are made public again and checked.
-pub fn audit_calls(lib: &CLibrary, alg: Algorithm) -> AuditCalls {
-    let mut out = GuardedDigest::new(alg.output_len());
+/// Calls `hash` with every [`audit_messages`] message of each of `algs`,
+/// each marked secret before the call; the digest `hash` returns is made
+/// public again and checked against pavelor's. `hash` gets the instance,
+/// the message and its length in bits and gives the digest, or what went
+/// wrong.
+fn audit_with(
+    algs: &[Algorithm],
+    mut hash: impl FnMut(Algorithm, &[u8], u64) -> Result<Vec<u8>, String>,
+) -> AuditCalls {
     let mut result = AuditCalls {
         calls: 0,
         under_valgrind: running_on_valgrind() > 0,
         wrong: None,
+        unavailable: None,
     };
-    for m in audit_messages(alg) {
+    let messages = algs
+        .iter()
+        .flat_map(|&alg| audit_messages(alg).into_iter().map(move |m| (alg, m)));
+    for (alg, m) in messages {
         let want = reference(alg, &m.bytes, m.bits);
         let mut secret = m.bytes.clone();
-        out.reset();
         classify(&mut secret);
-        let rc = lib.hash(alg.output_bits() as i32, &secret, m.bits, &mut out);
+        let answer = hash(alg, &secret, m.bits);
         declassify(&mut secret);
-        let mut digest = out.digest().to_vec();
-        declassify(&mut digest);
         result.calls += 1;
-        let damage = out.damage();
-        let problem = if damage.any() {
-            Some(damage.describe())
-        } else if rc != 0 {
-            Some(format!("returns {rc}"))
-        } else if digest != want {
-            Some("a wrong digest".to_string())
-        } else {
-            None
+        let problem = match answer {
+            Err(p) => Some(p),
+            Ok(mut digest) => {
+                declassify(&mut digest);
+                (digest != want).then(|| "a wrong digest".to_string())
+            }
         };
         if result.wrong.is_none() {
-            result.wrong = problem.map(|p| format!("{}: {p}", m.what));
+            result.wrong = problem.map(|p| format!("{alg}, {}: {p}", m.what));
         }
     }
     result
+}
+
+/// The audit's calls of `algs` on the C library `lib`: each digest lands
+/// in a guarded buffer, whose guards are checked with the return code.
+pub fn audit_calls(lib: &CLibrary, algs: &[Algorithm]) -> AuditCalls {
+    audit_with(algs, |alg, msg, bits| {
+        let mut out = GuardedDigest::new(alg.output_len());
+        let rc = lib.hash(alg.output_bits() as i32, msg, bits, &mut out);
+        let damage = out.damage();
+        if damage.any() {
+            Err(damage.describe())
+        } else if rc != 0 {
+            Err(format!("returns {rc}"))
+        } else {
+            Ok(out.digest().to_vec())
+        }
+    })
+}
+
+/// The audit's calls of `algs` on pavelor's own `backend`, through the
+/// streaming hasher (whose padding is what the tail-bit messages reach).
+/// A backend the CPU that valgrind presents cannot run (it shows no
+/// AVX-512 and no VAES) is `unavailable`, with no call made.
+pub fn audit_backend(backend: Backend, algs: &[Algorithm]) -> AuditCalls {
+    let available = match Available::resolve(Some(backend.name())) {
+        Ok(a) => a,
+        Err(e) => {
+            return AuditCalls {
+                calls: 0,
+                under_valgrind: running_on_valgrind() > 0,
+                wrong: None,
+                unavailable: Some(e.to_string()),
+            };
+        }
+    };
+    audit_with(algs, |alg, msg, bits| {
+        let mut h = alg.hasher_with(available);
+        h.update_bits(msg, bits).map_err(|e| e.to_string())?;
+        Ok(h.finalize().to_vec())
+    })
 }
 
 /// What memcheck reported.

@@ -140,11 +140,11 @@ pub struct LibGate {
     /// written before they existed).
     #[serde(default)]
     pub api: Vec<ApiChecks>,
-    /// The constant-time audit of each instance it computes (none when
+    /// The constant-time audit of the instances it computes (none when
     /// not run, or in a record written before it existed). It never
     /// changes `status`.
-    #[serde(default)]
-    pub audits: Vec<CtAudit>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<CtAudit>,
     /// The verdict.
     pub status: LibStatus,
     /// What happened, in one line.
@@ -330,7 +330,7 @@ pub fn run(
         kat: Vec::new(),
         behaviour: Vec::new(),
         api: Vec::new(),
-        audits: Vec::new(),
+        audit: None,
         status: LibStatus::Pass,
         detail: String::new(),
     };

@@ -94,6 +94,7 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
     }
     let _ = writeln!(s, "\nEvidence: `records/kat.json`.\n");
     libraries(s, ctx);
+    ct_audits(s, ctx);
 }
 
 /// Each library's verdict, and how it treats bad input.
@@ -152,15 +153,15 @@ fn libraries(s: &mut String, ctx: &Ctx<'_>) {
         }
     }
     api_checks(s, ctx);
-    ct_audits(s, ctx);
     s.push('\n');
 }
 
-/// Each library's constant-time audit: the verdict per instance, then each
-/// finding (beyond the NICCS method, as ctgrind and TIMECOP do it).
+/// The constant-time audit of each implementation: the verdict per
+/// instance, then each finding (beyond the NICCS method, as ctgrind and
+/// TIMECOP do it).
 fn ct_audits(s: &mut String, ctx: &Ctx<'_>) {
-    let audited: Vec<_> = ctx.c.libs.iter().filter(|g| !g.audits.is_empty()).collect();
-    if audited.is_empty() {
+    let audits = ctx.c.audits();
+    if audits.is_empty() {
         return;
     }
     let _ = writeln!(
@@ -169,49 +170,47 @@ fn ct_audits(s: &mut String, ctx: &Ctx<'_>) {
     );
     let _ = writeln!(
         s,
-        "| library | instance | verdict | seconds |\n|---|---|---|---|"
+        "| implementation | instances | verdict | seconds |\n|---|---|---|---|"
     );
-    for g in &audited {
-        for a in &g.audits {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {:.1} |",
-                markdown_code(&g.spec.name),
-                markdown_literal(&a.instance),
-                markdown_literal(&a.line()),
-                a.seconds
-            );
-        }
+    for (who, a) in &audits {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {:.1} |",
+            markdown_code(who),
+            markdown_literal(&a.instances.join(", ")),
+            markdown_literal(&a.line()),
+            a.seconds
+        );
     }
-    let findings: Vec<_> = audited
+    let findings: Vec<_> = audits
         .iter()
-        .flat_map(|g| g.audits.iter().map(move |a| (g, a)))
-        .flat_map(|(g, a)| match &a.verdict {
+        .flat_map(|(who, a)| match &a.verdict {
             AuditVerdict::Findings { findings, .. } => {
-                findings.iter().map(move |f| (g, a, f)).collect::<Vec<_>>()
+                findings.iter().map(move |f| (who, f)).collect::<Vec<_>>()
             }
             _ => Vec::new(),
         })
         .collect();
     if findings.is_empty() {
+        s.push('\n');
         return;
     }
     let _ = writeln!(
         s,
-        "\n| library | instance | finding | function | where | times seen |\n|---|---|---|---|---|---|"
+        "\n| implementation | finding | function | where | times seen |\n|---|---|---|---|---|"
     );
-    for (g, a, f) in findings {
+    for (who, f) in findings {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} |",
-            markdown_code(&g.spec.name),
-            markdown_literal(&a.instance),
+            "| {} | {} | {} | {} | {} |",
+            markdown_code(who),
             f.kind.label(),
             markdown_code(&f.function),
             markdown_code(&f.place),
             f.count
         );
     }
+    s.push('\n');
 }
 
 /// Each library's API checks, per instance: one line per check (beyond

@@ -4,6 +4,7 @@
 use pavelor_measure::{env::Emulation, library::gate::LibStatus};
 use std::fmt::Write as _;
 
+use crate::results::RunResults;
 use crate::rows::Ctx;
 use pavelor_pages::html::{markdown_code, markdown_literal};
 
@@ -117,30 +118,32 @@ pub fn header(s: &mut String, ctx: &Ctx<'_>) {
     }
 }
 
-/// The constant-time audit's verdict per library and instance, right under
-/// RESULT (it is never part of it); nothing when no library was audited.
+/// The constant-time audit's verdicts, right under RESULT (never part of
+/// it); nothing when nothing was audited.
 fn audit_lines(s: &mut String, ctx: &Ctx<'_>) {
-    let lines: Vec<String> = ctx
-        .c
-        .libs
-        .iter()
-        .flat_map(|g| {
-            g.audits.iter().map(move |a| {
-                format!(
-                    "{} {}: {}",
-                    markdown_code(&g.spec.name),
-                    markdown_literal(&a.instance),
-                    markdown_literal(&a.line())
-                )
-            })
+    if let Some(verdicts) = audit_verdicts(ctx.c) {
+        let _ = writeln!(
+            s,
+            "**Constant-time audit** (valgrind memcheck, beyond the NICCS method; never part of RESULT; details in section 10): {verdicts}.\n"
+        );
+    }
+}
+
+/// The constant-time audit's verdicts in one Markdown line, one per
+/// implementation with the instances it covered; `None` when nothing was
+/// audited.
+pub fn audit_verdicts(c: &RunResults) -> Option<String> {
+    let lines: Vec<String> = c
+        .audits()
+        .into_iter()
+        .map(|(who, a)| {
+            format!(
+                "{} ({}): {}",
+                markdown_code(&who),
+                markdown_literal(&a.instances.join(", ")),
+                markdown_literal(&a.line())
+            )
         })
         .collect();
-    if lines.is_empty() {
-        return;
-    }
-    let _ = writeln!(
-        s,
-        "**Constant-time audit** (valgrind memcheck, beyond the NICCS method; never part of RESULT; details in section 10): {}.\n",
-        lines.join("; ")
-    );
+    (!lines.is_empty()).then(|| lines.join("; "))
 }
