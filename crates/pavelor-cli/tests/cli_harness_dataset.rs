@@ -271,7 +271,7 @@ fn a_datasets_text_is_shown_as_text() {
         ),
         "{row}"
     );
-    assert_eq!(row.matches("<td").count(), 7, "{row}");
+    assert_eq!(row.matches("<td").count(), 8, "{row}");
 }
 
 #[test]

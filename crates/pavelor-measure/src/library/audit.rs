@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use pavelor::{Algorithm, Backend};
 use serde::{Deserialize, Serialize};
 
-use super::ct_audit::{AuditCalls, Finding, findings, unhandled_instruction};
+use super::ct_audit::{AuditCalls, Finding, fatal_place, findings, unhandled_instruction};
 use super::tasks::LibTask;
 use crate::isolate::{self, Ended};
 use crate::protocol::WorkerCommand;
@@ -186,7 +186,6 @@ fn run_under(
     let xml_file = dir.0.join("memcheck.xml");
     let mut cmd = Command::new(&vg);
     cmd.arg("--tool=memcheck")
-        .arg("--quiet")
         .arg("--xml=yes")
         .arg(format!("--xml-file={}", xml_file.display()))
         .arg("--error-limit=no")
@@ -199,11 +198,18 @@ fn run_under(
         Err(e) => return not_run(format!("valgrind could not be run: {e}")),
     };
     if let Some(bytes) = unhandled_instruction(&outcome.stderr) {
+        // Where it was, from the XML's fatal signal, if valgrind wrote it.
+        let at = read_bounded(&xml_file)
+            .ok()
+            .and_then(|xml| fatal_place(&xml, object))
+            .map_or(String::new(), |p| format!(", in {p}"));
         return not_run(match instead {
-            Some(instead) => format!("{instead} (valgrind refused the instruction bytes {bytes})"),
-            None => format!(
-                "valgrind cannot execute an instruction of the library (bytes {bytes}; valgrind runs no AVX-512)"
-            ),
+            Some(instead) => {
+                format!("{instead} (valgrind refused the instruction bytes {bytes}{at})")
+            }
+            None => {
+                format!("valgrind cannot execute an instruction of the library (bytes {bytes}{at})")
+            }
         });
     }
     let calls: AuditCalls = match outcome.ended {

@@ -236,20 +236,12 @@ pub fn findings(xml: &str, library: &Path) -> Result<Vec<Finding>, XmlError> {
     if !root.has_tag_name("valgrindoutput") {
         return Err(XmlError::NotValgrind);
     }
-    let text = |n: roxmltree::Node<'_, '_>, tag: &str| -> Option<String> {
-        n.children()
-            .find(|c| c.has_tag_name(tag))
-            .and_then(|c| c.text())
-            .map(|t| t.trim().to_string())
-    };
+    let text = child_text;
     let counts: Vec<(String, u64)> = root
         .descendants()
         .filter(|n| n.has_tag_name("pair"))
         .filter_map(|p| Some((text(p, "unique")?, text(p, "count")?.parse().ok()?)))
         .collect();
-    let lib_name = library
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned());
     let mut out: Vec<Finding> = Vec::new();
     for e in root.children().filter(|n| n.has_tag_name("error")) {
         let kind = match text(e, "kind").as_deref() {
@@ -265,27 +257,12 @@ pub fn findings(xml: &str, library: &Path) -> Result<Vec<Finding>, XmlError> {
             .filter(|n| n.has_tag_name("stack"))
             .flat_map(|s| s.children().filter(|f| f.has_tag_name("frame")))
             .collect();
-        let in_library = |f: &roxmltree::Node<'_, '_>| {
-            text(*f, "obj").is_some_and(|o| {
-                Path::new(&o) == library
-                    || lib_name
-                        .as_deref()
-                        .is_some_and(|n| Path::new(&o).file_name().is_some_and(|m| m == n))
-            })
-        };
-        let frame = frames.iter().find(|f| in_library(f)).or(frames.first());
+        let frame = frames
+            .iter()
+            .find(|f| in_object(**f, library))
+            .or(frames.first());
         let (function, place) = match frame {
-            Some(f) => (
-                text(*f, "fn").unwrap_or_else(|| "?".into()),
-                match (text(*f, "file"), text(*f, "line")) {
-                    (Some(file), Some(line)) => format!("{file}:{line}"),
-                    _ => format!(
-                        "{} at {}",
-                        text(*f, "obj").unwrap_or_else(|| "?".into()),
-                        text(*f, "ip").unwrap_or_else(|| "?".into())
-                    ),
-                },
-            ),
+            Some(f) => frame_place(*f),
             None => ("?".into(), "?".into()),
         };
         let unique = text(e, "unique").unwrap_or_default();
@@ -307,6 +284,65 @@ pub fn findings(xml: &str, library: &Path) -> Result<Vec<Finding>, XmlError> {
         }
     }
     Ok(out)
+}
+
+/// Where the fatal signal of memcheck's XML `xml` struck: the function
+/// and `file:line` (or object and address) of its first frame in
+/// `library`, and of the one that called it there (an intrinsic inlined
+/// into the library's function is a frame of its own), else its first
+/// frame.
+pub fn fatal_place(xml: &str, library: &Path) -> Option<String> {
+    let doc = roxmltree::Document::parse(xml).ok()?;
+    let signal = doc
+        .root_element()
+        .children()
+        .find(|n| n.has_tag_name("fatal_signal"))?;
+    let frames: Vec<_> = signal
+        .children()
+        .filter(|n| n.has_tag_name("stack"))
+        .flat_map(|s| s.children().filter(|f| f.has_tag_name("frame")))
+        .collect();
+    let mut ours = frames.iter().filter(|f| in_object(**f, library)).take(2);
+    let named = |f: &roxmltree::Node<'_, '_>| {
+        let (function, place) = frame_place(*f);
+        format!("{function} at {place}")
+    };
+    match (ours.next(), ours.next()) {
+        (Some(first), Some(caller)) => Some(format!("{} by {}", named(first), named(caller))),
+        (Some(first), None) => Some(named(first)),
+        _ => frames.first().map(named),
+    }
+}
+
+/// The text of `n`'s child `tag`, trimmed.
+fn child_text(n: roxmltree::Node<'_, '_>, tag: &str) -> Option<String> {
+    n.children()
+        .find(|c| c.has_tag_name(tag))
+        .and_then(|c| c.text())
+        .map(|t| t.trim().to_string())
+}
+
+/// Whether the frame `f` is in `library` (by path, or by file name).
+fn in_object(f: roxmltree::Node<'_, '_>, library: &Path) -> bool {
+    child_text(f, "obj").is_some_and(|o| {
+        let o = Path::new(&o);
+        o == library || (library.file_name().is_some() && o.file_name() == library.file_name())
+    })
+}
+
+/// A frame's function (`?` when memcheck names none) and its place:
+/// `file:line` with debug information, else the object and the address.
+fn frame_place(f: roxmltree::Node<'_, '_>) -> (String, String) {
+    let function = child_text(f, "fn").unwrap_or_else(|| "?".into());
+    let place = match (child_text(f, "file"), child_text(f, "line")) {
+        (Some(file), Some(line)) => format!("{file}:{line}"),
+        _ => format!(
+            "{} at {}",
+            child_text(f, "obj").unwrap_or_else(|| "?".into()),
+            child_text(f, "ip").unwrap_or_else(|| "?".into())
+        ),
+    };
+    (function, place)
 }
 
 /// The instruction valgrind could not execute, from its standard error
@@ -414,6 +450,26 @@ mod tests {
             Some("0x62 0xF1 0x7D 0x48 0x6F 0x4 0x24 0x62")
         );
         assert_eq!(unhandled_instruction("all fine"), None);
+    }
+
+    #[test]
+    fn the_fatal_signal_is_placed_in_the_library() {
+        let xml = r#"<valgrindoutput><fatal_signal><tid>1</tid><signo>4</signo>
+<stack>
+<frame><ip>0x4853131</ip><obj>/usr/lib/libc.so.6</obj><fn>memcpy</fn></frame>
+<frame><ip>0x4853131</ip><obj>/tmp/x/libshani.so</obj><fn>work</fn><file>shani.c</file><line>6</line></frame>
+<frame><ip>0x485316C</ip><obj>/tmp/x/libshani.so</obj><fn>CryptHash</fn><file>shani.c</file><line>10</line></frame>
+</stack></fatal_signal></valgrindoutput>"#;
+        assert_eq!(
+            fatal_place(xml, Path::new("/tmp/x/libshani.so")).as_deref(),
+            Some("work at shani.c:6 by CryptHash at shani.c:10")
+        );
+        assert_eq!(
+            fatal_place(xml, Path::new("/elsewhere/libother.so")).as_deref(),
+            Some("memcpy at /usr/lib/libc.so.6 at 0x4853131")
+        );
+        assert_eq!(fatal_place("<valgrindoutput/>", Path::new("/x")), None);
+        assert_eq!(fatal_place("not xml", Path::new("/x")), None);
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! One function per section of the NICCS §3.5 report, each reading the
 //! implementation-agnostic rows of [`crate::rows::Ctx`].
 
-use pavelor_measure::{env::Emulation, library::gate::LibStatus};
+use pavelor_measure::{
+    env::Emulation,
+    library::{audit::AuditVerdict, gate::LibStatus},
+};
 use std::fmt::Write as _;
 
 use crate::results::RunResults;
@@ -138,12 +141,40 @@ pub fn audit_verdicts(c: &RunResults) -> Option<String> {
         .into_iter()
         .map(|(who, a)| {
             format!(
-                "{} ({}): {}",
+                "{} ({}): {}{}",
                 markdown_code(&who),
                 markdown_literal(&a.instances.join(", ")),
-                markdown_literal(&a.line())
+                markdown_literal(&a.line()),
+                findings_in_brief(&a.verdict)
             )
         })
         .collect();
     (!lines.is_empty()).then(|| lines.join("; "))
 }
+
+/// The findings named where they are (at most [`IN_BRIEF`], then how many
+/// more): " (a secret-dependent memory address in `f` at `x.c:77`, ...)".
+fn findings_in_brief(verdict: &AuditVerdict) -> String {
+    let AuditVerdict::Findings { findings, .. } = verdict else {
+        return String::new();
+    };
+    let mut named: Vec<String> = findings
+        .iter()
+        .take(IN_BRIEF)
+        .map(|f| {
+            format!(
+                "{} in {} at {}",
+                f.kind.label(),
+                markdown_code(&f.function),
+                markdown_code(&f.place)
+            )
+        })
+        .collect();
+    if findings.len() > IN_BRIEF {
+        named.push(format!("{} more in section 10", findings.len() - IN_BRIEF));
+    }
+    format!(" ({})", named.join(", "))
+}
+
+/// The most findings the first lines name.
+const IN_BRIEF: usize = 3;
