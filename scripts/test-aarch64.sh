@@ -119,7 +119,7 @@ say "cross-build: every crate's library and binaries, the tested crates' tests"
 cargo build --locked --workspace --lib --bins --target "$TARGET" || fail "cross-build"
 cargo test --locked --no-run -p pavelor -p pavelor-kat --target "$TARGET" ||
     fail "cross-build of the tests"
-cargo test --locked --no-run -p pavelor-niccs -p pavelor-iccs-helpers -p pavelor-elf -p pavelor-isolate -p pavelor-measure -p pavelor-report --target "$TARGET" ||
+cargo test --locked --no-run -p pavelor-niccs -p pavelor-iccs-helpers -p pavelor-elf -p pavelor-isolate -p pavelor-memcheck -p pavelor-measure -p pavelor-report --target "$TARGET" ||
     fail "cross-build of the evaluation crates' tests"
 
 # --- the two test passes -----------------------------------------------------------

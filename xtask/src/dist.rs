@@ -20,7 +20,7 @@ use clap::Args;
 use crate::{run, workspace_root};
 
 /// The crates published to crates.io, in dependency order.
-pub(crate) const PUBLISHED: [&str; 13] = [
+pub(crate) const PUBLISHED: [&str; 14] = [
     "pavelor",
     "pavelor-kat",
     "pavelor-niccs",
@@ -28,6 +28,7 @@ pub(crate) const PUBLISHED: [&str; 13] = [
     "pavelor-pages",
     "pavelor-elf",
     "pavelor-isolate",
+    "pavelor-memcheck",
     "pavelor-measure",
     "pavelor-report",
     "pavelor-bench",

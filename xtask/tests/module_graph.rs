@@ -56,7 +56,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("pages", &["pavelor-pages"]),
-    ("isolation", &["pavelor-isolate"]),
+    ("isolation", &["pavelor-isolate", "pavelor-memcheck"]),
     ("measurement", &["pavelor-measure"]),
     ("reading", &["pavelor-report", "pavelor-bench"]),
     (
@@ -115,11 +115,11 @@ const STANDALONE: &[&str] = &["python", "fuzz"];
 
 /// Every crate of the repository: the twelve workspace members, `python/`
 /// and `fuzz/`.
-const CRATE_COUNT: usize = 19;
+const CRATE_COUNT: usize = 20;
 
 /// The crates with a `src/` (all but `fuzz/`, whose targets are single
 /// files under `fuzz_targets/`).
-const CRATES_WITH_SRC: usize = 18;
+const CRATES_WITH_SRC: usize = 19;
 
 // ---------------------------------------------------------------------------
 // The crates

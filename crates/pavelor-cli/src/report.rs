@@ -64,6 +64,9 @@ pub(crate) struct ReportArgs {
     /// Do not measure the ICCS helpers sm3hash, pseudohash and pseudoXOF (the baselines of the × pseudoXOF factors).
     #[arg(long)]
     no_baselines: bool,
+    /// Do not audit our backends and the --lib libraries for constant time under valgrind memcheck (the audit never changes RESULT).
+    #[arg(long)]
+    no_ct_audit: bool,
     /// Also check (probe, API checks, KATs) and measure an ICCS CryptHash shared library, side by side (repeatable).
     #[arg(long = "lib", value_name = "NAME=PATH")]
     libs: Vec<LibSpec>,
@@ -324,6 +327,7 @@ fn config(args: &ReportArgs, method: Method, exe: PathBuf) -> Config {
         system_id: args.system_id.clone().unwrap_or_else(default_system_id),
         niccs_subject: args.niccs_subject.clone(),
         lib_budget_s: args.lib_budget,
+        ct_audit: !args.no_ct_audit,
     }
 }
 

@@ -59,6 +59,7 @@ fn report(out: &Path, libs: &[(&str, &Path)], extra: &[&str]) -> (Output, Durati
     let mut cmd = Command::new(exe);
     cmd.args([
         "report",
+        "--no-ct-audit",
         "--quick",
         "--trials",
         "1",
@@ -782,6 +783,7 @@ fn a_huge_library_file_is_read_in_bounded_memory() {
         .arg(exe)
         .args([
             "report",
+            "--no-ct-audit",
             "--quick",
             "--trials",
             "1",

@@ -31,6 +31,6 @@ pub mod disasm;
 pub mod error;
 pub mod scenarios;
 pub mod toy;
-pub mod vg;
+pub use pavelor_memcheck as vg;
 
 pub use error::Error;

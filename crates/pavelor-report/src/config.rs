@@ -70,6 +70,10 @@ pub struct Config {
     /// being measured then is a TIMEOUT and the campaign goes on.
     #[serde(default = "default_lib_budget")]
     pub lib_budget_s: f64,
+    /// Audit our backends and each `--lib` library for constant time under
+    /// valgrind memcheck (false in a record written before the audit existed).
+    #[serde(default)]
+    pub ct_audit: bool,
 }
 
 /// [`Config::lib_budget_s`] by default: an hour.

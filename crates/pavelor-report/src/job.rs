@@ -76,6 +76,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
         kat_2_33: config.kat_2_33,
         sizes: &config.sizes,
         lib_budget_s: config.lib_budget_s,
+        ct_audit: config.ct_audit,
         fixed_clock_hz,
     };
     let mut campaign = campaign::run(&plan, &mut probe, &mut Watch(progress));
@@ -89,6 +90,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
         environment,
         kat,
         libs: campaign.libs,
+        own_audits: campaign.own_audits,
         probe,
         subjects: campaign.subjects,
         measurements: campaign.measurements,

@@ -16,6 +16,7 @@ use pavelor_measure::{
     clock::CounterKind,
     env::Environment,
     host::HostProblem,
+    library::audit::BackendAudit,
     library::identity::Identity,
     ops::{Operation, Subject},
 };
@@ -146,6 +147,10 @@ pub struct RunRecord {
     /// have no clock rows).
     #[serde(default)]
     pub clock_rule: bool,
+    /// The constant-time audit of our own operations (absent when it was
+    /// not run, and in records made before it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub own_audits: Vec<BackendAudit>,
 }
 
 /// Why the records of a run could not be made or written.
@@ -300,6 +305,7 @@ pub fn run_record(config: &Config, c: &RunResults) -> RunRecord {
         clock_probe: c.clock_probe.clone(),
         emulated_pmu: c.emulated_pmu.clone(),
         clock_rule: c.clock_rule,
+        own_audits: c.own_audits.clone(),
     }
 }
 

@@ -400,6 +400,7 @@ pub fn load_evidence(ev: &Evidence) -> Result<Reloaded, Error> {
         environment: read_required(ev, ENVIRONMENT)?,
         kat: read_required(ev, KAT)?,
         libs,
+        own_audits: run.own_audits.clone(),
         probe: read_optional(ev, AES_PROBE)?,
         subjects: run.subjects,
         measurements,

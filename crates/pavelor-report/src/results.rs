@@ -8,6 +8,7 @@ use pavelor_measure::{
     campaign::Measurement,
     env::Environment,
     host::{HostCheckResult, HostProblem},
+    library::audit::{BackendAudit, CtAudit},
     library::gate::{LibGate, LibStatus},
     ops::Subject,
 };
@@ -28,6 +29,8 @@ pub struct RunResults {
     pub kat: Vec<KatResult>,
     /// The C libraries' gates.
     pub libs: Vec<LibGate>,
+    /// The constant-time audit of our own operations.
+    pub own_audits: Vec<BackendAudit>,
     /// AES probe, if the CPU has AES-NI.
     pub probe: Option<AesProbe>,
     /// Everything measured, in report order.
@@ -69,6 +72,20 @@ pub struct RunResults {
 }
 
 impl RunResults {
+    /// Every constant-time audit, with what was audited: our own backends
+    /// (`pavelor aesni-avx`) first, then each library by its name.
+    pub fn audits(&self) -> Vec<(String, &CtAudit)> {
+        let ours = self
+            .own_audits
+            .iter()
+            .map(|a| (format!("pavelor {}", a.backend), &a.audit));
+        let theirs = self
+            .libs
+            .iter()
+            .filter_map(|g| Some((g.spec.name.clone(), g.audit.as_ref()?)));
+        ours.chain(theirs).collect()
+    }
+
     /// Whether anything failed: a Rust KAT, a library, or a figure.
     pub fn failed(&self) -> bool {
         self.kat.iter().any(|k| k.status == "FAIL")

@@ -58,7 +58,8 @@ pub(crate) fn run_measuring_memory(mut cmd: Command) -> (Output, u64) {
 }
 
 /// Builds the C library `tests/fixtures/{fixture}.c` into `dir/lib{name}.so`
-/// with `cc` and returns its path. Each `(MACRO, path)` of `defines` is
+/// with `cc -O2 -g` (the debug information gives the constant-time audit
+/// its file and line) and returns its path. Each `(MACRO, path)` of `defines` is
 /// given as `-DMACRO="path"` (a C string literal): the fixtures that
 /// forward to ours take its path as `REAL_SO`, and those that write a file
 /// the test reads take that file's path.
@@ -73,7 +74,7 @@ pub(crate) fn cc_fixture(
         .join(format!("{fixture}.c"));
     let so = dir.join(format!("lib{name}.so"));
     let mut cc = Command::new("cc");
-    cc.args(["-O2", "-fPIC", "-shared"]);
+    cc.args(["-O2", "-g", "-fPIC", "-shared"]);
     for (macro_name, path) in defines {
         cc.arg(format!("-D{macro_name}={}", c_string(path)));
     }
@@ -264,6 +265,7 @@ pub(crate) fn quick_report(out: &Path, trials: &str, sizes: &str, extra: &[&str]
         .stdin(Stdio::null())
         .args([
             "report",
+            "--no-ct-audit",
             "--quick",
             "--trials",
             trials,

@@ -9,11 +9,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use pavelor::Algorithm;
+use pavelor::{Algorithm, Backend};
 
 use crate::aes_probe::AesProbe;
 use crate::env::Emulation;
 use crate::library::LibSpec;
+use crate::library::audit::{BackendAudit, audit, audit_backend, not_run};
 use crate::library::gate::{self, GateConfig, LibGate};
 use crate::ops::{Operation, Subject};
 use crate::protocol::WorkerCommand;
@@ -43,12 +44,17 @@ pub struct CampaignPlan<'a> {
     pub lib_budget_s: f64,
     /// The fixed clock of the 95% rule, if the host has one.
     pub fixed_clock_hz: Option<f64>,
+    /// Audit our own operations and each library's instances for
+    /// constant time under valgrind memcheck ([`crate::library::audit`]).
+    pub ct_audit: bool,
 }
 
 /// What a campaign gave.
 pub struct Campaign {
     /// Every library's gate, with its verdict settled by its figures.
     pub libs: Vec<LibGate>,
+    /// The constant-time audit of our own operations (empty when not run).
+    pub own_audits: Vec<BackendAudit>,
     /// Everything measured, in report order.
     pub subjects: Vec<Subject>,
     /// The figures measured, in order.
@@ -87,7 +93,12 @@ pub fn run(
             "no memory limit on the workers: this run is emulated, and the emulator reserves more address space than the limit".into(),
         );
     }
-    let libs = run_gates(plan, &worker, &method, emulation.is_some(), observer);
+    let mut libs = run_gates(plan, &worker, &method, emulation.is_some(), observer);
+    let own_audits = if plan.ct_audit {
+        run_audits(&worker, plan.ops, &mut libs, emulation.is_some(), observer)
+    } else {
+        Vec::new()
+    };
     let subjects = subjects(plan.ops, &libs);
     let figures_plan = FiguresPlan {
         worker: &worker,
@@ -102,6 +113,7 @@ pub fn run(
     notes.append(&mut figures.notes);
     Campaign {
         libs,
+        own_audits,
         subjects,
         measurements: figures.measurements,
         failures: figures.failures,
@@ -140,6 +152,59 @@ fn run_gates(
             g
         })
         .collect()
+}
+
+/// The constant-time audit, one step per implementation: first each
+/// backend of our own operations, then each library (every instance it
+/// computes in one run); natively under valgrind memcheck, NOT RUN under
+/// emulation. It never changes a library's verdict. Gives our own
+/// backends' audits.
+fn run_audits(
+    worker: &WorkerCommand,
+    ops: &[Operation],
+    libs: &mut [LibGate],
+    emulated: bool,
+    observer: &mut dyn Observer,
+) -> Vec<BackendAudit> {
+    let mut ours: Vec<(Backend, Vec<Algorithm>)> = Vec::new();
+    for op in ops {
+        if let Operation::Pavelor(alg, backend) = op {
+            match ours.iter_mut().find(|(b, _)| b == backend) {
+                Some((_, algs)) => algs.push(*alg),
+                None => ours.push((*backend, vec![*alg])),
+            }
+        }
+    }
+    observer.phase(
+        "constant-time audit (valgrind memcheck)",
+        (ours.len() + libs.len()) as u64,
+    );
+    const EMULATED: &str = "this run is emulated; valgrind runs natively only";
+    let mut own = Vec::new();
+    for (backend, algs) in ours {
+        observer.step(&format!("pavelor {}", backend.name()));
+        own.push(BackendAudit {
+            backend: backend.name().to_string(),
+            audit: if emulated {
+                not_run(&algs, EMULATED)
+            } else {
+                audit_backend(worker, backend, &algs)
+            },
+        });
+    }
+    for g in libs.iter_mut() {
+        observer.step(&g.spec.name);
+        let algs = g.computed_instances();
+        if algs.is_empty() {
+            continue;
+        }
+        g.audit = Some(if emulated {
+            not_run(&algs, EMULATED)
+        } else {
+            audit(worker, &g.spec.path, &algs)
+        });
+    }
+    own
 }
 
 /// Everything to measure, in report order: per instance the built-in

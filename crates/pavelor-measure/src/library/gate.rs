@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::LibSpec;
 use super::api::ApiChecks;
+use super::audit::CtAudit;
 use super::identity::{Identity, identify};
 use super::tasks::{BehaviourResult, Check, KatFileResult, LibTask, ProbeResult, Verdict};
 use crate::isolate::{self, Ended};
@@ -139,6 +140,11 @@ pub struct LibGate {
     /// written before they existed).
     #[serde(default)]
     pub api: Vec<ApiChecks>,
+    /// The constant-time audit of the instances it computes (none when
+    /// not run, or in a record written before it existed). It never
+    /// changes `status`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<CtAudit>,
     /// The verdict.
     pub status: LibStatus,
     /// What happened, in one line.
@@ -146,15 +152,20 @@ pub struct LibGate {
 }
 
 impl LibGate {
+    /// The instances it computes correctly (the probe's), in order.
+    pub fn computed_instances(&self) -> Vec<Algorithm> {
+        self.instances
+            .iter()
+            .filter_map(|n| n.parse().ok())
+            .collect()
+    }
+
     /// The instances to measure: those that passed (none unless PASS).
     pub fn measured_instances(&self) -> Vec<Algorithm> {
         if self.status != LibStatus::Pass {
             return Vec::new();
         }
-        self.instances
-            .iter()
-            .filter_map(|n| n.parse().ok())
-            .collect()
+        self.computed_instances()
     }
 }
 
@@ -319,6 +330,7 @@ pub fn run(
         kat: Vec::new(),
         behaviour: Vec::new(),
         api: Vec::new(),
+        audit: None,
         status: LibStatus::Pass,
         detail: String::new(),
     };
@@ -470,11 +482,7 @@ fn check_api(
     config: &GateConfig,
     progress: &mut dyn FnMut(&str),
 ) {
-    let instances: Vec<Algorithm> = gate
-        .instances
-        .iter()
-        .filter_map(|n| n.parse().ok())
-        .collect();
+    let instances = gate.computed_instances();
     for alg in instances {
         progress(&format!("{}: API checks of {alg}", gate.spec.name));
         let task = LibTask::Api {
@@ -514,11 +522,7 @@ fn run_kats(
     slowest: f64,
     progress: &mut dyn FnMut(&str),
 ) {
-    let instances: Vec<Algorithm> = gate
-        .instances
-        .iter()
-        .filter_map(|n| n.parse().ok())
-        .collect();
+    let instances = gate.computed_instances();
     for alg in instances {
         for kind in KatKind::ALL {
             let k = run_kat_file(worker, gate, config, slowest, alg, kind, progress);

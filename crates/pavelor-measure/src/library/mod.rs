@@ -10,6 +10,10 @@
 //!
 //! * [`identity`] — path, size, SHA-256, build-id, exported symbols, PT_LOAD bytes.
 //! * [`tasks`] — the worker side: probe, KAT files, behaviour checks.
+//! * [`audit`] — the parent side of the constant-time audit: the worker
+//!   under valgrind memcheck, and one verdict per instance.
+//! * [`ct_audit`] — the constant-time audit's calls on secret messages
+//!   (under valgrind memcheck) and the reading of memcheck's findings.
 //! * [`api`] — the worker side of the API checks (random lengths,
 //!   misalignment, guard bytes around the message, determinism, overlap).
 //! * [`gate`] — the parent side: which instances a library computes
@@ -18,6 +22,8 @@
 #![forbid(unsafe_code)]
 
 pub mod api;
+pub mod audit;
+pub mod ct_audit;
 pub mod gate;
 pub mod identity;
 pub mod tasks;

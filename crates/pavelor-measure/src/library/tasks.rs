@@ -13,11 +13,18 @@ use pavelor_kat::official;
 use pavelor_kat::suite::KatKind;
 use serde::{Deserialize, Serialize};
 
-use super::api;
 use super::reference;
+use super::{api, ct_audit};
 use crate::cabi::{CLibrary, GuardedDigest};
 use crate::clock::monotonic_raw_ns;
 use crate::protocol::{Damage, WorkerError};
+
+/// The instances of the digest lengths `bits`.
+fn algorithms(bits: &[u32]) -> Result<Vec<Algorithm>, Error> {
+    bits.iter()
+        .map(|&bits| Algorithm::from_output_bits(bits).ok_or(Error::NotADigestLength { bits }))
+        .collect()
+}
 
 /// Why a worker's library task failed before or during a call.
 #[derive(Debug, thiserror::Error)]
@@ -67,6 +74,21 @@ pub enum LibTask {
         kind: String,
         /// The KAT file; `None`: the official answers embedded in pavelor-kat.
         file: Option<PathBuf>,
+    },
+    /// The constant-time audit's calls of some instances, each on a
+    /// secret message ([`super::ct_audit`]; run under valgrind memcheck).
+    CtAudit {
+        /// The library.
+        path: PathBuf,
+        /// The instances' digest lengths.
+        bits: Vec<u32>,
+    },
+    /// The same calls on one of pavelor's own backends.
+    CtAuditBackend {
+        /// The backend, by name.
+        backend: String,
+        /// The instances' digest lengths.
+        bits: Vec<u32>,
     },
     /// The API checks of one instance ([`api`]).
     Api {
@@ -426,6 +448,19 @@ pub fn run(task: &LibTask) -> Result<String, WorkerError> {
         LibTask::Behaviour { path, bits, check } => {
             let lib = CLibrary::open(path)?;
             json(serde_json::to_string(&behaviour(&lib, *bits, *check)))
+        }
+        LibTask::CtAudit { path, bits } => {
+            let algs = algorithms(bits).map_err(failed)?;
+            let lib = CLibrary::open(path)?;
+            json(serde_json::to_string(&ct_audit::audit_calls(&lib, &algs)))
+        }
+        LibTask::CtAuditBackend { backend, bits } => {
+            let algs = algorithms(bits).map_err(failed)?;
+            let backend = pavelor::Backend::from_name(backend)
+                .ok_or_else(|| WorkerError::Failed(pavelor::Error::UnknownBackend.to_string()))?;
+            json(serde_json::to_string(&ct_audit::audit_backend(
+                backend, &algs,
+            )))
         }
         LibTask::Api {
             path,

@@ -108,6 +108,24 @@ impl Differences {
                 );
             }
         }
+        self.audit_changes(b, n);
+    }
+
+    /// A sentence per implementation both runs audited whose verdict
+    /// changed ("constant-time audit of `x`: BASE no ...; NEW 2 findings").
+    /// An implementation audited on one side only is not named: its
+    /// figures are listed as unpaired already.
+    fn audit_changes(&mut self, b: &Reloaded, n: &Reloaded) {
+        let (ab, an) = (b.campaign.audits(), n.campaign.audits());
+        for (who, a) in &ab {
+            if let Some((_, other)) = an.iter().find(|(w, _)| w == who) {
+                self.differ(
+                    &format!("constant-time audit of `{who}`"),
+                    a.line(),
+                    other.line(),
+                );
+            }
+        }
     }
 
     /// What two setups (a harness dataset on either side) mean for the

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use pavelor_pages::html::{markdown_code, markdown_dest, markdown_literal};
 
 use pavelor::Algorithm;
-use pavelor_measure::library::api::ApiVerdict;
+use pavelor_measure::library::{api::ApiVerdict, audit::AuditVerdict};
 
 use crate::kat::KatResult;
 use crate::record_files::library_record_name;
@@ -94,6 +94,7 @@ pub fn write(s: &mut String, ctx: &Ctx<'_>) {
     }
     let _ = writeln!(s, "\nEvidence: `records/kat.json`.\n");
     libraries(s, ctx);
+    ct_audits(s, ctx);
 }
 
 /// Each library's verdict, and how it treats bad input.
@@ -152,6 +153,63 @@ fn libraries(s: &mut String, ctx: &Ctx<'_>) {
         }
     }
     api_checks(s, ctx);
+    s.push('\n');
+}
+
+/// The constant-time audit of each implementation: the verdict per
+/// instance, then each finding (beyond the NICCS method, as ctgrind and
+/// TIMECOP do it).
+fn ct_audits(s: &mut String, ctx: &Ctx<'_>) {
+    let audits = ctx.c.audits();
+    if audits.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n#### Constant-time audit (beyond the NICCS method)\n\nEach instance runs under valgrind memcheck with every message's bits marked secret (its length is public): 0 bits, every tail of 1 to 7 bits, just below, at and above the first two block edges, and several blocks. Memcheck reports each branch and each memory address computed from a secret bit; every digest is checked. It sees only the paths these messages take and only code valgrind can run, and it cannot see an instruction whose time depends on its operands. The audit never changes RESULT.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| implementation | instances | verdict | seconds |\n|---|---|---|---|"
+    );
+    for (who, a) in &audits {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {:.1} |",
+            markdown_code(who),
+            markdown_literal(&a.instances.join(", ")),
+            markdown_literal(&a.line()),
+            a.seconds
+        );
+    }
+    let findings: Vec<_> = audits
+        .iter()
+        .flat_map(|(who, a)| match &a.verdict {
+            AuditVerdict::Findings { findings, .. } => {
+                findings.iter().map(move |f| (who, f)).collect::<Vec<_>>()
+            }
+            _ => Vec::new(),
+        })
+        .collect();
+    if findings.is_empty() {
+        s.push('\n');
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n| implementation | finding | function | where | times seen |\n|---|---|---|---|---|"
+    );
+    for (who, f) in findings {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} |",
+            markdown_code(who),
+            f.kind.label(),
+            markdown_code(&f.function),
+            markdown_code(&f.place),
+            f.count
+        );
+    }
     s.push('\n');
 }
 

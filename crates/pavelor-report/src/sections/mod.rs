@@ -1,9 +1,13 @@
 //! One function per section of the NICCS §3.5 report, each reading the
 //! implementation-agnostic rows of [`crate::rows::Ctx`].
 
-use pavelor_measure::{env::Emulation, library::gate::LibStatus};
+use pavelor_measure::{
+    env::Emulation,
+    library::{audit::AuditVerdict, gate::LibStatus},
+};
 use std::fmt::Write as _;
 
+use crate::results::RunResults;
 use crate::rows::Ctx;
 use pavelor_pages::html::{markdown_code, markdown_literal};
 
@@ -71,6 +75,7 @@ pub fn header(s: &mut String, ctx: &Ctx<'_>) {
             "**RESULT: PASS**{noisy} — every KAT run passed and every figure was measured.\n"
         );
     }
+    audit_lines(s, ctx);
     if !c.host_problems.is_empty() {
         let _ = writeln!(
             s,
@@ -115,3 +120,61 @@ pub fn header(s: &mut String, ctx: &Ctx<'_>) {
         let _ = writeln!(s, "> **Note.** {note}\n");
     }
 }
+
+/// The constant-time audit's verdicts, right under RESULT (never part of
+/// it); nothing when nothing was audited.
+fn audit_lines(s: &mut String, ctx: &Ctx<'_>) {
+    if let Some(verdicts) = audit_verdicts(ctx.c) {
+        let _ = writeln!(
+            s,
+            "**Constant-time audit** (valgrind memcheck, beyond the NICCS method; never part of RESULT; details in section 10): {verdicts}.\n"
+        );
+    }
+}
+
+/// The constant-time audit's verdicts in one Markdown line, one per
+/// implementation with the instances it covered; `None` when nothing was
+/// audited.
+pub fn audit_verdicts(c: &RunResults) -> Option<String> {
+    let lines: Vec<String> = c
+        .audits()
+        .into_iter()
+        .map(|(who, a)| {
+            format!(
+                "{} ({}): {}{}",
+                markdown_code(&who),
+                markdown_literal(&a.instances.join(", ")),
+                markdown_literal(&a.line()),
+                findings_in_brief(&a.verdict)
+            )
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("; "))
+}
+
+/// The findings named where they are (at most [`IN_BRIEF`], then how many
+/// more): " (a secret-dependent memory address in `f` at `x.c:77`, ...)".
+fn findings_in_brief(verdict: &AuditVerdict) -> String {
+    let AuditVerdict::Findings { findings, .. } = verdict else {
+        return String::new();
+    };
+    let mut named: Vec<String> = findings
+        .iter()
+        .take(IN_BRIEF)
+        .map(|f| {
+            format!(
+                "{} in {} at {}",
+                f.kind.label(),
+                markdown_code(&f.function),
+                markdown_code(&f.place)
+            )
+        })
+        .collect();
+    if findings.len() > IN_BRIEF {
+        named.push(format!("{} more in section 10", findings.len() - IN_BRIEF));
+    }
+    format!(" ({})", named.join(", "))
+}
+
+/// The most findings the first lines name.
+const IN_BRIEF: usize = 3;

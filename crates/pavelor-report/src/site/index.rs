@@ -10,7 +10,8 @@ use pavelor::Algorithm;
 use super::System;
 use super::pages::{CANDIDATE_PAGE, COMPARE_PAGE, METHOD_PAGE, REPORT_PAGE, SUMMARY_PAGE};
 use super::system::{Kind, Line, Point, Source};
-use pavelor_pages::html::{markdown_dest, markdown_literal};
+use pavelor_measure::library::audit::AuditVerdict;
+use pavelor_pages::html::{markdown_code, markdown_dest, markdown_literal};
 use pavelor_pages::plot::{Anchor, Px, Svg};
 
 /// The chart's file name (inlined into the page).
@@ -69,7 +70,7 @@ pub fn page(systems: &[System]) -> (String, String) {
     );
     let _ = writeln!(
         s,
-        "| system | processor | counter | measured | {HEADLINE_ALG}, {} | implementation | pages |\n|---|---|---|---|---|---|---|",
+        "| system | processor | counter | measured | {HEADLINE_ALG}, {} | implementation | constant-time audit | pages |\n|---|---|---|---|---|---|---|---|",
         length(HEADLINE_SIZE)
     );
     let mut bars = Vec::new();
@@ -104,10 +105,11 @@ pub fn page(systems: &[System]) -> (String, String) {
         }
         let _ = writeln!(
             s,
-            "| [{}]({dest}/{SUMMARY_PAGE}) | {} | {} | {start} – {end} | {figure} | {implementation} | {pages} |",
+            "| [{}]({dest}/{SUMMARY_PAGE}) | {} | {} | {start} – {end} | {figure} | {implementation} | {} | {pages} |",
             markdown_literal(&sys.id),
             sys.processor(),
             sys.unit(),
+            audit_cell(sys),
         );
     }
     let _ = writeln!(
@@ -120,6 +122,45 @@ pub fn page(systems: &[System]) -> (String, String) {
         length(HEADLINE_SIZE)
     );
     (s, bar_chart(&title, &bars))
+}
+
+/// A system's constant-time audit at a glance: which implementations have
+/// findings (or a wrong answer under valgrind), how many have none, how
+/// many were not run.
+fn audit_cell(sys: &System) -> String {
+    let run = match &sys.kind {
+        Kind::Harness(_) => return "– (the NICCS harness has none)".into(),
+        Kind::Report { run, .. } => run,
+    };
+    let audits = run.campaign.audits();
+    if audits.is_empty() {
+        return "not run".into();
+    }
+    let names = |keep: fn(&AuditVerdict) -> bool| -> Vec<String> {
+        audits
+            .iter()
+            .filter(|(_, a)| keep(&a.verdict))
+            .map(|(who, _)| markdown_code(who))
+            .collect()
+    };
+    let findings = names(|v| matches!(v, AuditVerdict::Findings { .. }));
+    let wrong = names(|v| matches!(v, AuditVerdict::Wrong { .. }));
+    let clean = names(|v| matches!(v, AuditVerdict::Clean { .. })).len();
+    let not_run = names(|v| matches!(v, AuditVerdict::NotRun { .. })).len();
+    let mut parts = Vec::new();
+    if !findings.is_empty() {
+        parts.push(format!("**findings**: {}", findings.join(", ")));
+    }
+    if !wrong.is_empty() {
+        parts.push(format!("**wrong under valgrind**: {}", wrong.join(", ")));
+    }
+    if clean > 0 {
+        parts.push(format!("no finding in {clean}"));
+    }
+    if not_run > 0 {
+        parts.push(format!("NOT RUN for {not_run}"));
+    }
+    parts.join("; ")
 }
 
 /// The hatching of NICCS's bars.

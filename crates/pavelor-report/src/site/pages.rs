@@ -91,6 +91,12 @@ pub fn summary(systems: &[System], this: &System, run: &Reloaded) -> String {
         "- **Counter:** {}; every figure is a mean per call over the trials of one process each.\n- **Pages:** [hash-22 Pavelor]({CANDIDATE_PAGE}) in the NICCS layout · [method and machine]({METHOD_PAGE}) · [the full report]({REPORT_PAGE}) · [every system side by side](../{COMPARE_PAGE}).\n- **Sizes:** the NICCS guide's S1..S8, 32 B to 64 KiB.",
         ctx.unit
     );
+    if let Some(verdicts) = sections::audit_verdicts(&run.campaign) {
+        let _ = writeln!(
+            s,
+            "- **Constant-time audit** (valgrind memcheck, beyond the NICCS method; the findings are in [the full report]({REPORT_PAGE})): {verdicts}."
+        );
+    }
     baselines::tables(&mut s, &ctx, "##");
     s
 }

@@ -5,10 +5,21 @@
 //! the result in `rdx`. Natively the sequence does nothing and leaves the
 //! default value in `rdx`, so every request is a no-op outside valgrind.
 //!
-//! Only the requests the harness needs are here. The request numbers are
+//! pavelor's constant-time audits use them: `pavelor-ct` on the Rust
+//! kernels, and the audit of a measured library in `pavelor-measure`. Only
+//! the requests they need are here. The request numbers are
 //! those of `valgrind.h` / `memcheck.h` (valgrind 3.x, stable ABI):
 //! `VG_USERREQ_TOOL_BASE('M','C') = 0x4d43_0000`, memcheck's requests count
 //! up from it.
+
+// The client request is inline assembly: `unsafe` is allowed in this crate
+// (the workspace denies it), with a `// SAFETY:` comment on the block.
+#![allow(unsafe_code)]
+#![no_std]
+
+extern crate alloc;
+
+use alloc::vec;
 
 /// `VG_USERREQ__RUNNING_ON_VALGRIND`.
 const RUNNING_ON_VALGRIND: u64 = 0x1001;
