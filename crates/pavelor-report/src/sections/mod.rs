@@ -158,6 +158,9 @@ fn findings_in_brief(verdict: &AuditVerdict) -> String {
     let AuditVerdict::Findings { findings, .. } = verdict else {
         return String::new();
     };
+    if findings.is_empty() {
+        return String::new();
+    }
     let mut named: Vec<String> = findings
         .iter()
         .take(IN_BRIEF)
