@@ -44,7 +44,7 @@ fn base() -> &'static Path {
                 &out,
                 "2",
                 "32,1024",
-                &["--no-baselines", "--system-id", SYSTEM],
+                &["--no-ct-audit", "--no-baselines", "--system-id", SYSTEM],
             );
             (dir, out)
         })

@@ -614,7 +614,7 @@ fn a_report_directory_s_strings_stay_text() {
         &run,
         "1",
         "4096",
-        &["--no-baselines", "--system-id", "x86_t"],
+        &["--no-ct-audit", "--no-baselines", "--system-id", "x86_t"],
     );
     every_field(&Subject {
         clean: run,

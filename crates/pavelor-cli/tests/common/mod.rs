@@ -256,16 +256,15 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// A quick `pavelor report` of the Rust backends into `out` (`--quick`, no
-/// `KAT_2_33`, no comparison hashes), with `trials` trials a figure at the
-/// lengths `sizes` and any `extra` options; panics with its standard
-/// error if it fails.
+/// A quick `pavelor report` into `out` (`--quick`, no `KAT_2_33`, no
+/// comparison hashes), with `trials` trials a figure at the lengths
+/// `sizes` and any `extra` options (`--no-ct-audit`, `--lib`, ...); panics
+/// with its standard error if it fails.
 pub(crate) fn quick_report(out: &Path, trials: &str, sizes: &str, extra: &[&str]) {
     let o = Command::new(assert_cmd::cargo::cargo_bin("pavelor"))
         .stdin(Stdio::null())
         .args([
             "report",
-            "--no-ct-audit",
             "--quick",
             "--trials",
             trials,
