@@ -140,27 +140,6 @@ fn timed(algs: &[Algorithm], audit: impl FnOnce() -> AuditVerdict) -> CtAudit {
     }
 }
 
-/// A directory of our own for memcheck's XML, removed when dropped.
-struct XmlDir(PathBuf);
-
-impl XmlDir {
-    fn new() -> std::io::Result<Self> {
-        use std::hash::{BuildHasher, Hasher};
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u32(std::process::id());
-        let dir = std::env::temp_dir().join(format!("pavelor-memcheck-{:016x}", h.finish()));
-        // `create_dir` fails if it exists: the directory is ours alone.
-        std::fs::create_dir(&dir)?;
-        Ok(XmlDir(dir))
-    }
-}
-
-impl Drop for XmlDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Runs `task` in the worker under memcheck; findings are placed in
 /// `object` (the library, or the worker itself for our own backends).
 /// `instead`: what stands for the audit where valgrind cannot run the
@@ -179,11 +158,15 @@ fn run_under(
         Ok(j) => j,
         Err(e) => return not_run(e.to_string()),
     };
-    let dir = match XmlDir::new() {
+    // A directory of our own for memcheck's XML, removed when dropped.
+    let dir = match tempfile::Builder::new()
+        .prefix("pavelor-memcheck-")
+        .tempdir()
+    {
         Ok(d) => d,
         Err(e) => return not_run(format!("no directory for memcheck's output: {e}")),
     };
-    let xml_file = dir.0.join("memcheck.xml");
+    let xml_file = dir.path().join("memcheck.xml");
     let mut cmd = Command::new(&vg);
     cmd.arg("--tool=memcheck")
         .arg("--xml=yes")

@@ -145,8 +145,10 @@ fn audit_cell(sys: &System) -> String {
     };
     let findings = names(|v| matches!(v, AuditVerdict::Findings { .. }));
     let wrong = names(|v| matches!(v, AuditVerdict::Wrong { .. }));
-    let clean = names(|v| matches!(v, AuditVerdict::Clean { .. })).len();
-    let not_run = names(|v| matches!(v, AuditVerdict::NotRun { .. })).len();
+    let count =
+        |keep: fn(&AuditVerdict) -> bool| audits.iter().filter(|(_, a)| keep(&a.verdict)).count();
+    let clean = count(|v| matches!(v, AuditVerdict::Clean { .. }));
+    let not_run = count(|v| matches!(v, AuditVerdict::NotRun { .. }));
     let mut parts = Vec::new();
     if !findings.is_empty() {
         parts.push(format!("**findings**: {}", findings.join(", ")));
