@@ -2,7 +2,9 @@
 # Tests of the CI cache (scripts/ci-lib.sh) in a scratch cache: a miss
 # builds, a sealed entry is a hit, a changed, removed or added-then-changed
 # file and an unsealed (stopped) build are found and rebuilt, a changed
-# input is a new key and prune removes the old one. Prints
+# input is a new key and prune removes the old one; the time table names
+# the sections over their budgets, and a section without a budget is
+# refused. Prints
 # "N passed, 0 failed"; exits 1 on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,5 +69,19 @@ build tool "$key2" >/dev/null
 cache_prune tool "$key2"
 [ ! -e "$entry" ] && [ -d "$(cache_entry tool "$key2")" ] && ok ||
     fail "prune did not keep exactly the current key"
+
+# The time table (in a subshell: it has its own sections).
+table=$(
+    section 5 "within budget" >/dev/null
+    CI_SECTION_START=$((SECONDS - 3))
+    section 1 "over budget" >/dev/null
+    CI_SECTION_START=$((SECONDS - 4))
+    section_table
+)
+grep -qE '^ +3 s +5 s  within budget$' <<<"$table" && grep -qE '^ +4 s +1 s  over budget  OVER$' <<<"$table" &&
+    grep -qx 'warning: over its budget: over budget: 4 s, budget 1 s' <<<"$table" &&
+    ! grep -q 'over its budget: within' <<<"$table" && ok ||
+    fail "the time table does not mark the section over its budget: $table"
+if (section "no budget" 2>/dev/null); then fail "a section without a budget was accepted"; else ok; fi
 
 echo "ci-lib-test: $passed passed, 0 failed"

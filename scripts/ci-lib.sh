@@ -79,36 +79,63 @@ toolchain_id() {
     cargo -V
 }
 
-# The time table: `section TITLE` ends the running section and starts the
-# next; `section_table` prints one line per section and the total.
+# The time table: `section BUDGET TITLE` ends the running section and
+# starts the next, which should take at most BUDGET seconds on a cold
+# 2-core machine (docs/contributing.md); `section_table` prints one line per
+# section with its time and budget, a warning line for each section over
+# its budget, and the total against the sum of the budgets. A budget is a
+# warning, never a failure.
 CI_SECTION_NAMES=()
 CI_SECTION_SECONDS=()
+CI_SECTION_BUDGETS=()
 CI_SECTION_START=
 CI_SECTION_NAME=
+CI_SECTION_BUDGET=
 CI_RUN_START=$SECONDS
 
 section_end() {
     if [ -n "$CI_SECTION_NAME" ]; then
         CI_SECTION_NAMES+=("$CI_SECTION_NAME")
         CI_SECTION_SECONDS+=("$((SECONDS - CI_SECTION_START))")
+        CI_SECTION_BUDGETS+=("$CI_SECTION_BUDGET")
         CI_SECTION_NAME=
     fi
 }
 
 section() {
     section_end
-    CI_SECTION_NAME=$1
+    case "$1" in
+        '' | *[!0-9]*)
+            echo "ci-lib: section needs a budget in seconds, then a title (got '$1')" >&2
+            return 2
+            ;;
+    esac
+    CI_SECTION_BUDGET=$1
+    CI_SECTION_NAME=$2
     CI_SECTION_START=$SECONDS
-    printf '\n=== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"
+    printf '\n=== %s (%s; budget %s s)\n' "$2" "$(date -u +%H:%M:%S)" "$1"
 }
 
 # section_table [STATUS]: the table (to stdout), headed by the run's status.
 section_table() {
     section_end
-    local i total=$((SECONDS - CI_RUN_START))
+    local i total=$((SECONDS - CI_RUN_START)) budgets=0 over=()
     printf '\n=== time table (%s)\n' "${1:-passed}"
+    printf '%6s   %6s  %s\n' time budget section
     for i in "${!CI_SECTION_NAMES[@]}"; do
-        printf '%6d s  %s\n' "${CI_SECTION_SECONDS[$i]}" "${CI_SECTION_NAMES[$i]}"
+        local t=${CI_SECTION_SECONDS[$i]} b=${CI_SECTION_BUDGETS[$i]} mark=
+        budgets=$((budgets + b))
+        if [ "$t" -gt "$b" ]; then
+            mark='  OVER'
+            over+=("${CI_SECTION_NAMES[$i]}: $t s, budget $b s")
+        fi
+        printf '%6d s %6d s  %s%s\n' "$t" "$b" "${CI_SECTION_NAMES[$i]}" "$mark"
     done
-    printf '%6d s  total\n' "$total"
+    printf '%6d s %6d s  total\n' "$total" "$budgets"
+    for i in "${!over[@]}"; do
+        echo "warning: over its budget: ${over[$i]}"
+    done
+    if [ "$total" -gt "$budgets" ]; then
+        echo "warning: the run took $total s, over the sum of the budgets ($budgets s)"
+    fi
 }

@@ -20,7 +20,8 @@ if ! command -v valgrind >/dev/null; then
     exit 1
 fi
 target_dir="${CARGO_TARGET_DIR:-target}"
-cargo build --locked --release -p pavelor-ct
+# The README's build (the whole workspace), which CI has done already.
+cargo build --locked --release
 bin="$target_dir/release/pavelor-ct"
 vg=(valgrind --tool=memcheck --error-exitcode=99 --track-origins=yes -q)
 
@@ -61,8 +62,7 @@ echo "== static check of the SIMD kernels (objdump)"
 echo "== static check of the armv8-aes kernels (aarch64 cross build, aarch64 objdump)"
 if command -v aarch64-linux-gnu-objdump >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null &&
     rustup target list --installed 2>/dev/null | grep -qx aarch64-unknown-linux-gnu; then
-    CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
-        cargo build --locked --release --target aarch64-unknown-linux-gnu -p pavelor-ct
+    bash scripts/cross-build-aarch64.sh
     "$bin" --static-check-aarch64 "$target_dir/aarch64-unknown-linux-gnu/release/pavelor-ct" |
         grep -v '^    scalar load' || status=1
 else

@@ -97,27 +97,50 @@ if [ -n "${PAVELOR_FUZZ_CORPUS:-}" ]; then
     done
 fi
 
-status=0
-for t in "${targets[@]}"; do
-    dict=()
+# One target: its campaign, then a summary in $target_dir/fuzz-$t.summary
+# and exit status 0 (no failure) or 1.
+run_target() {
+    local t=$1 dict=() log="$target_dir/fuzz-$t.log" rc=0
     case "$t" in
         kat_parse) dict=(-dict=dict/kat.dict) ;;
         sums_line) dict=(-dict=dict/sums.dict) ;;
     esac
     mkdir -p "$corpus_root/$t"
-    echo "== fuzz $t for ${seconds}s"
-    log="$target_dir/fuzz-$t.log"
     if "${fuzz[@]}" "$t" "$corpus_root/$t" "$seeds/$t" -- \
         -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
         -malloc_limit_mb=512 -max_len=1100000 -print_final_stats=1 "${dict[@]}" \
         >"$log" 2>&1; then
-        grep -E '^stat::number_of_executed_units|^Done' "$log" | tr '\n' ' '
-        echo "-> $t: no failure"
+        { grep -E '^stat::number_of_executed_units|^Done' "$log" | tr '\n' ' '
+          echo "-> $t: no failure"; } >"$target_dir/fuzz-$t.summary"
     else
-        status=1
-        tail -n 60 "$log"
-        echo "-> $t: FAILURE (log: $log; input: fuzz/artifacts/$t/)"
+        rc=1
+        { tail -n 60 "$log"
+          echo "-> $t: FAILURE (log: $log; input: fuzz/artifacts/$t/)"; } >"$target_dir/fuzz-$t.summary"
     fi
     if [ -n "${PAVELOR_FUZZ_CORPUS:-}" ]; then cache_seal "$corpus_root/$t"; fi
+    return $rc
+}
+
+# The targets run side by side, one per CPU (each campaign is one
+# single-threaded libFuzzer process), each for the full SECONDS.
+jobs=$(nproc 2>/dev/null || echo 1)
+echo "== fuzz ${targets[*]} for ${seconds}s each, $jobs at a time"
+status=0
+pids=()
+names=()
+for t in "${targets[@]}"; do
+    if [ "${#pids[@]}" -ge "$jobs" ]; then
+        wait "${pids[0]}" || status=1
+        cat "$target_dir/fuzz-${names[0]}.summary"
+        pids=("${pids[@]:1}")
+        names=("${names[@]:1}")
+    fi
+    run_target "$t" &
+    pids+=("$!")
+    names+=("$t")
+done
+for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || status=1
+    cat "$target_dir/fuzz-${names[$i]}.summary"
 done
 exit $status

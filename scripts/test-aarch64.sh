@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
-# Cross-builds the workspace for aarch64-unknown-linux-gnu and runs the
-# pavelor and pavelor-kat test suites under qemu-user, twice:
+# What must hold on aarch64, proved under qemu-user:
 #
-#   1. `-cpu max` (ARMv8 Cryptographic Extension present): the `armv8-aes`
-#      backend must be detected and be the one in use;
-#   2. `-cpu cortex-a72` with the crypto extension hidden: the portable
-#      backend must be the one in use. (No CPU model of Debian 12's qemu 7.2
-#      lacks AES, and qemu has no option to remove it, so the run preloads a
-#      small getauxval() wrapper that clears the AES/PMULL/SHA/SM hwcaps, the
-#      way a Cortex-A72 without the optional extension, e.g. a Raspberry Pi 4,
-#      reports itself. Detection reads exactly these hwcaps.)
+#   * the armv8-aes and portable backends are bit-exact at every path: the
+#     tests of `pavelor` (against the separately written reference at every
+#     length, bit lengths, block boundaries, page edges, batches, saved
+#     states, every instance) and of `pavelor-kat` (every KAT_2_12 and
+#     KAT_2_23 record on every backend the CPU has), cross-built once in
+#     the test profile and run once per CPU model:
+#       1. `-cpu max` (ARMv8 Cryptographic Extension present): the
+#          `armv8-aes` backend must be detected and be the one in use;
+#       2. `-cpu cortex-a72` with the crypto extension hidden: the portable
+#          backend must be the one in use. (No CPU model of Debian 12's
+#          qemu 7.2 lacks AES, and qemu has no option to remove it, so the
+#          run preloads a small getauxval() wrapper that clears the
+#          AES/PMULL/SHA/SM hwcaps, the way a Cortex-A72 without the
+#          optional extension, e.g. a Raspberry Pi 4, reports itself.
+#          Detection reads exactly these hwcaps.)
+#   * the report runs there: `pavelor report --quick` from the shared
+#     aarch64 release build (scripts/cross-build-aarch64.sh, which
+#     scripts/pmu-vm.sh and scripts/ct.sh use too) must say it is emulated
+#     and pass its KATs on armv8-aes.
 #
-# Every KAT_2_12 and KAT_2_23 record is checked on every available backend,
-# and the property and batch tests run, in both passes (the #[ignore]d
-# KAT_Loop / KAT_2_33 checks are not run under emulation). Finally
-# `pavelor report --quick` runs once under qemu and must say it is emulated.
+# The other crates' tests have no aarch64 code of their own and ran
+# natively; the release build compiles every crate the report uses for
+# aarch64. The #[ignore]d KAT_Loop / KAT_2_33 checks are not run under
+# emulation.
 #
 # Installs what it needs (Debian packages, the rustup target) and is
 # idempotent. Exit status: 0 all passed; 1 a build or a test failed;
@@ -115,12 +125,10 @@ CPU_CRYPTO=(-cpu max)
 CPU_PLAIN=(-cpu cortex-a72 -E "LD_PRELOAD=$WORK/nocrypto.so")
 
 # --- cross-build -----------------------------------------------------------------
-say "cross-build: every crate's library and binaries, the tested crates' tests"
-cargo build --locked --workspace --lib --bins --target "$TARGET" || fail "cross-build"
+say "cross-build: the tests of pavelor and pavelor-kat (test profile); the shared release build"
 cargo test --locked --no-run -p pavelor -p pavelor-kat --target "$TARGET" ||
     fail "cross-build of the tests"
-cargo test --locked --no-run -p pavelor-niccs -p pavelor-iccs-helpers -p pavelor-elf -p pavelor-isolate -p pavelor-memcheck -p pavelor-measure -p pavelor-report --target "$TARGET" ||
-    fail "cross-build of the evaluation crates' tests"
+bash scripts/cross-build-aarch64.sh || fail "cross-build of pavelor, libCryptHash.so and pavelor-ct"
 
 # --- the two test passes -----------------------------------------------------------
 # run_pass NAME LABEL EXPECTED_BACKEND QEMU_CPU_ARGS...
@@ -157,11 +165,10 @@ run_pass crypto "-cpu max (crypto extension)" armv8-aes "${CPU_CRYPTO[@]}"
 run_pass no-crypto "-cpu cortex-a72 without the crypto extension" portable "${CPU_PLAIN[@]}"
 
 # --- pavelor report under emulation ----------------------------------------------------
-say "pavelor report --quick under qemu"
-cargo build --locked --profile test -p pavelor-cli --target "$TARGET" || fail "cross-build of the CLI"
+say "pavelor report --quick under qemu (the release build)"
 REPORT=$(mktemp -d)
 trap 'rm -rf "$REPORT"' EXIT
-"${QEMU[@]}" "${CPU_CRYPTO[@]}" "$TARGET_DIR/$TARGET/debug/pavelor" report --quick \
+"${QEMU[@]}" "${CPU_CRYPTO[@]}" "$TARGET_DIR/$TARGET/release/pavelor" report --quick \
     --sizes 32,4096 --skip-2-33 --no-baselines --out "$REPORT" >"$WORK/report.log" 2>&1 ||
     {
         tail -n 20 "$WORK/report.log"

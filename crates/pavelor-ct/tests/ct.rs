@@ -153,13 +153,10 @@ fn scenarios_pass_natively_on_every_backend() {
 /// length-derived (public) flags of the fused one-shot kernels in byte
 /// stack slots and selects pointers with `cmov` from memory, shapes the
 /// check rejects because it cannot tell public from secret scalars; so this
-/// test runs in release builds only (`.ci/run`'s `--release
-/// --include-ignored` run, and `scripts/ct.sh`).
+/// test exists in release builds only (`cargo test --release`;
+/// `scripts/ct.sh` runs the same check on the release binary in CI).
 #[test]
-#[cfg_attr(
-    debug_assertions,
-    ignore = "checks the release-profile kernels: run with cargo test --release"
-)]
+#[cfg(not(debug_assertions))]
 fn static_kernel_check() {
     if !cfg!(target_arch = "x86_64") || !tool_present("objdump") {
         return;
@@ -173,6 +170,17 @@ fn static_kernel_check() {
         text(&out)
     );
     assert!(stdout.contains("rejected"), "{}", text(&out));
+}
+
+/// In a build with debug assertions the check above does not exist; say so
+/// where `cargo test` shows it.
+#[test]
+#[cfg(debug_assertions)]
+fn static_kernel_check_needs_a_release_build() {
+    visible!(
+        "SKIPPED static_kernel_check: it checks the release-profile kernels \
+         (cargo test --release; scripts/ct.sh checks the release binary)"
+    );
 }
 
 #[test]

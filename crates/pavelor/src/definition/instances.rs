@@ -31,10 +31,6 @@ macro_rules! instances {
 }
 pub(crate) use instances;
 
-mod sealed {
-    pub trait Sealed {}
-}
-
 /// One Pavelor instance. Implemented only by [`P512`], [`P768`] and [`P1024`].
 pub trait Variant: sealed::Sealed + Copy + Default + core::fmt::Debug + 'static {
     /// Instance name as the specification writes it, e.g. `"Pavelor-512"`.
@@ -74,6 +70,30 @@ const fn iv(rate_bits: usize, digest_bits: usize) -> State {
 
 macro_rules! define_variants {
     ($( ($ty:ident, $alg:ident, $bits:literal, $rate:ident, $digest:ident) ),* $(,)?) => {
+        /// What only this crate sees of an instance: which one it is, as a
+        /// value.
+        mod sealed {
+            /// Implemented by the [`Variant`](super::Variant) types only.
+            pub trait Sealed {
+                /// This instance as a value (see [`Instance`]).
+                const INSTANCE: Instance;
+            }
+
+            /// The instances as values, in the order of the list. Generic
+            /// code turns a [`Variant`](super::Variant) into one of these to
+            /// reach the kernels compiled for that instance inside this
+            /// crate (see `crate::backend`), instead of compiling them again
+            /// in every crate that names a `Variant`.
+            #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+            pub enum Instance {
+                $(
+                    #[doc = concat!("Pavelor-", $bits, ".")]
+                    $ty,
+                )*
+            }
+        }
+        pub(crate) use sealed::Instance;
+
         $(
             #[doc = concat!(
                 "Pavelor-", $bits, ": ", $bits, "-bit digest, rate ",
@@ -81,7 +101,9 @@ macro_rules! define_variants {
             )]
             #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
             pub struct $ty;
-            impl sealed::Sealed for $ty {}
+            impl sealed::Sealed for $ty {
+                const INSTANCE: Instance = Instance::$ty;
+            }
             impl Variant for $ty {
                 const NAME: &'static str = concat!("Pavelor-", $bits);
                 type BlockSize = digest::consts::$rate;
