@@ -232,7 +232,7 @@ fn large_sparse_file_bounded_memory() {
 }
 
 #[test]
-#[ignore = "hashes 2 x 4 GiB (about 15 s in release); run by .ci/run's release pass"]
+#[ignore = "hashes 2 x 4 GiB (about 15 s); run by .ci/run's long checks"]
 fn over_4gib_sparse_file() {
     // Past every 32-bit length boundary.
     sparse_file_is_streamed_in_bounded_memory((4 << 30) + 193);

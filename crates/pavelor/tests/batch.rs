@@ -145,7 +145,7 @@ fn every_available_backend_has_a_batch_width() {
 }
 
 proptest! {
-    // Cases: proptest's default (256) or PROPTEST_CASES (10^4 in CI's release run).
+    // Cases: proptest's default (256) or PROPTEST_CASES (10^4 in CI's long checks).
 
     #[test]
     fn batch_matches_single(
