@@ -450,14 +450,13 @@ impl X2 {
 /// build on x86-64 and 85 s on AArch64, with it about 2 s.
 ///
 /// Release builds (no debug assertions) instantiate the kernels where
-/// they are used, as before: the extra call layer moved the one-shot
-/// figures at 32 B by up to 14% on an AMD EPYC (`pavelor bench`), and the
-/// code that ships is the code that was measured. Only the route to the
-/// kernel differs; the kernels are the same functions.
+/// they are used: the extra call layer made the one-shot figures at 32 B
+/// 3–30% slower on an AMD EPYC (`pavelor bench`), and the code that ships
+/// is the code that was measured. Only the route to the kernel differs;
+/// the kernels are the same functions.
 #[cfg(debug_assertions)]
 macro_rules! compiled_once_per_instance {
     ($( ($ty:ident, $alg:ident, $bits:literal, $rate:ident, $digest:ident) ),* $(,)?) => {
-        #[cfg(debug_assertions)]
         mod per_instance {
             use super::{Available, Instance, Lanes, State, X2, X4};
 
