@@ -1,6 +1,7 @@
 //! `pavelor bench`: one in-process run that puts every Pavelor instance and
 //! backend, the batched API and the usual alternatives side by side, with
-//! the AES-round throughput bound measured in the same run.
+//! the two AES-round bounds of one message (throughput and latency,
+//! [`pavelor_measure::aes_probe`]) measured in the same run.
 //!
 //! This is the quick comparison for developers; the NICCS-method figures
 //! (separate processes, trials, evidence records) come from `pavelor
@@ -18,7 +19,9 @@
 use pavelor::{Algorithm, Available, Backend};
 use serde::Serialize;
 
-use pavelor_measure::aes_probe::{AesProbe, aes_probe, bound_per_call, probe_aes_with};
+use pavelor_measure::aes_probe::{
+    AesProbe, Binding, Roofline, aes_probe, probe_aes_with, probe_latency_with,
+};
 use pavelor_measure::clock::{CounterKind, CycleCounter};
 use pavelor_measure::ops::Operation;
 use pavelor_measure::page_end::PageEndMessage;
@@ -166,9 +169,15 @@ pub struct Row {
     pub mb_per_s: f64,
     /// Throughput relative to SHA-512 at the same size, if measured.
     pub vs_sha512: Option<f64>,
-    /// AES-throughput bound for this message length (its Paff calls at full
-    /// AESENC throughput) divided by the measured figure (1.0 = at the
-    /// bound), for hardware-AES Pavelor rows.
+    /// Both bounds for this message length, in counter units per byte
+    /// (its Paff calls' AES rounds at full throughput; its dependent rounds
+    /// at one AES latency each), from probes run right after the figure,
+    /// for hardware-AES Pavelor rows and libraries.
+    pub bounds: Option<Roofline>,
+    /// Which of the two binds (the larger).
+    pub binds: Option<Binding>,
+    /// The binding bound divided by the measured figure (1.0 = at the
+    /// bound).
     pub of_bound: Option<f64>,
     /// Counter units per byte of each block of the timed calls, in order.
     pub blocks_per_byte: Vec<f64>,
@@ -263,20 +272,29 @@ pub fn run(
             let timed = op.time(&msg, target_ns, &mut counter)?;
             let bytes_per_call = op.bytes_per_call(size);
             let per_byte = timed.per_byte(bytes_per_call);
-            // The bound from an AES probe run right after the figure (same
+            // The bounds from AES probes run right after the figure (same
             // moment: clock changes during the run cancel out).
-            let mut fresh = |alg: pavelor::Algorithm| {
+            let mut fresh = |alg: pavelor::Algorithm, messages: usize| {
                 probe.as_ref()?;
-                probe_aes_with(&mut counter, 3, 200_000)
-                    .map(|r| stats::per_byte(bound_per_call(r.per_round, alg, size), size))
+                let t = probe_aes_with(&mut counter, 3, 200_000)?.per_round;
+                let l = probe_latency_with(&mut counter, 3, 100_000).map(|l| l.per_round);
+                let call = Roofline::of_call(t, l, alg, size);
+                // The probe's throughput is per 128-bit block of its fastest
+                // form, wide forms included: a batch's throughput bound per
+                // byte is the single message's; its messages' chains run
+                // side by side, so its latency bound per byte is a
+                // `messages`-th of one message's.
+                Some(Roofline {
+                    throughput: stats::per_byte(call.throughput, size),
+                    latency: call.latency.map(|l| stats::per_byte(l, size * messages)),
+                })
             };
-            let bound = match op {
-                BenchOp::Single(Operation::Pavelor(a, b)) if *b != Backend::Portable => fresh(*a),
-                BenchOp::Lib { alg, .. } => fresh(*alg),
-                // The probe's figure is per 128-bit block of its fastest
-                // form, wide forms included: a batch's bound per byte is the
-                // single message's.
-                BenchOp::Batch(a, b) if *b != Backend::Portable => fresh(*a),
+            let bounds = match op {
+                BenchOp::Single(Operation::Pavelor(a, b)) if *b != Backend::Portable => {
+                    fresh(*a, 1)
+                }
+                BenchOp::Lib { alg, .. } => fresh(*alg, 1),
+                BenchOp::Batch(a, b) if *b != Backend::Portable => fresh(*a, BATCH),
                 _ => None,
             };
             rows.push(Row {
@@ -287,7 +305,9 @@ pub fn run(
                 per_byte,
                 mb_per_s: timed.mb_per_s(bytes_per_call),
                 vs_sha512: None,
-                of_bound: bound.map(|b| b / per_byte),
+                binds: bounds.map(|b| b.binding()),
+                of_bound: bounds.map(|b| b.bound() / per_byte),
+                bounds,
                 blocks_per_byte: timed.blocks_per_byte(bytes_per_call),
             });
             if first.is_none() {

@@ -23,18 +23,41 @@ pub fn render_text(b: &BenchOutput) -> String {
             .map_or(String::new(), |n| format!(" ({n})"))
     );
     if let Some(p) = &b.aes_probe {
+        let long = |f: &dyn Fn(Algorithm) -> Option<f64>| {
+            Algorithm::ALL
+                .iter()
+                .filter_map(|&a| f(a).map(|v| format!("{a} {v:.3}/B")))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let _ = writeln!(
             s,
-            "{} at full throughput: {:.3} {} per 128-bit AES round ({} chains); single-message bound: {} (\"of bound\": against a probe run right after each figure)",
+            "throughput bound: {} at full throughput, {:.3} {} per 128-bit AES round ({} chains), 456 rounds per Paff: {}",
             p.instruction_name(),
             p.per_round,
             b.unit,
             p.chains,
-            Algorithm::ALL
-                .iter()
-                .map(|&a| format!("{a} {:.3}/B", p.bound_per_byte(a)))
-                .collect::<Vec<_>>()
-                .join(", ")
+            long(&|a| Some(p.bound_per_byte(a)))
+        );
+        match &p.latency {
+            Some(l) => {
+                let _ = writeln!(
+                    s,
+                    "latency bound: {} in one dependent chain, {:.3} {} per round, 24 dependent rounds per Paff: {}",
+                    l.instruction,
+                    l.per_round,
+                    b.unit,
+                    long(&|a| p.latency_bound_per_byte(a))
+                );
+            }
+            None => {
+                let _ = writeln!(s, "latency bound: not probed");
+            }
+        }
+        let _ = writeln!(
+            s,
+            "(long single messages; \"of bound\": against the larger of the two bounds from probes run right after each figure, \"binds\" names it; a batch's latency bound is shared by its {} messages)",
+            super::BATCH
         );
     }
     let mut sizes: Vec<usize> = b.rows.iter().map(|r| r.size).collect();
@@ -50,23 +73,25 @@ pub fn render_text(b: &BenchOutput) -> String {
         let _ = writeln!(s, "\nmessage length {size} B");
         let _ = writeln!(
             s,
-            "  {:<width$} {:>10} {:>12} {:>10} {:>9}",
+            "  {:<width$} {:>10} {:>12} {:>10} {:>9} {:>10}",
             "hash",
             "MB/s",
             format!("{}/B", short(b.unit)),
             "vs SHA-512",
-            "of bound"
+            "of bound",
+            "binds"
         );
         for r in b.rows.iter().filter(|r| r.size == size) {
             let _ = writeln!(
                 s,
-                "  {:<width$} {:>10.1} {:>12.3} {:>10} {:>9}",
+                "  {:<width$} {:>10.1} {:>12.3} {:>10} {:>9} {:>10}",
                 r.name,
                 r.mb_per_s,
                 r.per_byte,
                 r.vs_sha512.map_or("-".into(), |v| format!("{v:.2}x")),
                 r.of_bound
-                    .map_or("-".into(), |v| format!("{:.0}%", 100.0 * v))
+                    .map_or("-".into(), |v| format!("{:.0}%", 100.0 * v)),
+                r.binds.map_or("-", |b| b.name())
             );
         }
     }

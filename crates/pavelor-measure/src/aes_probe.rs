@@ -1,5 +1,13 @@
-//! The AES-round throughput probe: the physical bound every figure is set
-//! against (docs/method.md).
+//! The AES-round probes: the two physical bounds every figure of one
+//! message is set against (docs/method.md, "The roofline").
+//!
+//! - **Throughput:** a Paff is 456 AES rounds; no implementation rounds
+//!   faster than the CPU's fastest AES form at full throughput.
+//! - **Latency:** a Paff is 24 rounds, each made of AES rounds of the
+//!   previous round's outputs; no implementation finishes a round sooner
+//!   than one AES round's latency after the last.
+//!
+//! The larger of the two binds.
 
 use pavelor::Algorithm;
 use serde::{Deserialize, Serialize};
@@ -9,6 +17,10 @@ use crate::hw::{self, AesForm};
 
 /// AES rounds in one Paff call.
 pub const AES_ROUNDS_PER_PAFF: f64 = 456.0;
+
+/// Dependent rounds in one Paff call: round `i + 1` reads only round `i`'s
+/// outputs.
+pub const DEPENDENT_ROUNDS_PER_PAFF: f64 = pavelor::paff::ROUNDS as f64;
 
 /// The AES-round throughput probe.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -36,6 +48,91 @@ pub struct AesProbe {
     /// before it called a figure IMPLAUSIBLE ([`AesBound::probe_again`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reprobes: Vec<f64>,
+    /// The latency probe: one dependent chain per form, the least time per
+    /// step of all forms (absent in records written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<LatencyProbe>,
+}
+
+/// The AES-round latency probe's result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencyProbe {
+    /// Counter units per step of one dependent chain: the best run of the
+    /// form with the least latency.
+    pub per_round: f64,
+    /// That form ([`AesForm::name`]).
+    pub instruction: String,
+    /// Every run of that form, in counter units per step.
+    pub runs: Vec<f64>,
+}
+
+/// Which of the two bounds binds (is the larger).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Binding {
+    /// The AES units' throughput.
+    Throughput,
+    /// The dependent rounds' latency.
+    Latency,
+}
+
+impl Binding {
+    /// The word the outputs print.
+    pub fn name(self) -> &'static str {
+        match self {
+            Binding::Throughput => "throughput",
+            Binding::Latency => "latency",
+        }
+    }
+}
+
+/// Both lower bounds of one call, in counter units.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Roofline {
+    /// Its Paff calls' AES rounds at the fastest form's throughput.
+    pub throughput: f64,
+    /// Its Paff calls' dependent rounds at the least AES latency, if the
+    /// latency was probed.
+    pub latency: Option<f64>,
+}
+
+impl Roofline {
+    /// The bounds of one call of `alg` on `size` bytes, from per-round
+    /// figures of the two probes.
+    pub fn of_call(
+        throughput_per_round: f64,
+        latency_per_round: Option<f64>,
+        alg: Algorithm,
+        size: usize,
+    ) -> Roofline {
+        let paffs = paffs_per_call(alg, size) as f64;
+        Roofline {
+            throughput: paffs * AES_ROUNDS_PER_PAFF * throughput_per_round,
+            latency: latency_per_round.map(|l| paffs * DEPENDENT_ROUNDS_PER_PAFF * l),
+        }
+    }
+
+    /// The binding bound: the larger of the two.
+    pub fn bound(&self) -> f64 {
+        self.latency
+            .map_or(self.throughput, |l| l.max(self.throughput))
+    }
+
+    /// Which bound binds.
+    pub fn binding(&self) -> Binding {
+        match self.latency {
+            Some(l) if l > self.throughput => Binding::Latency,
+            _ => Binding::Throughput,
+        }
+    }
+
+    /// Both bounds divided by `by` (e.g. the message length: per byte).
+    pub fn scaled(&self, by: f64) -> Roofline {
+        Roofline {
+            throughput: self.throughput / by,
+            latency: self.latency.map(|l| l / by),
+        }
+    }
 }
 
 impl AesProbe {
@@ -52,6 +149,25 @@ impl AesProbe {
         bound_per_call(self.per_round, alg, size)
     }
 
+    /// Lower bound on counter units per byte for a long single message of
+    /// `alg` from the dependent rounds: `24 × latency / rate` (None if the
+    /// latency was not probed).
+    pub fn latency_bound_per_byte(&self, alg: Algorithm) -> Option<f64> {
+        self.latency
+            .as_ref()
+            .map(|l| DEPENDENT_ROUNDS_PER_PAFF * l.per_round / alg.rate_len() as f64)
+    }
+
+    /// Both bounds of one call of `alg` on `size` bytes.
+    pub fn roofline(&self, alg: Algorithm, size: usize) -> Roofline {
+        Roofline::of_call(
+            self.per_round,
+            self.latency.as_ref().map(|l| l.per_round),
+            alg,
+            size,
+        )
+    }
+
     /// The instruction the bound counts, as the report names it.
     pub fn instruction_name(&self) -> &str {
         self.instruction
@@ -63,9 +179,14 @@ impl AesProbe {
 /// [`AesProbe::bound_per_call`] for a probe result of `per_round` counter
 /// units per AES round.
 pub fn bound_per_call(per_round: f64, alg: Algorithm, size: usize) -> f64 {
+    paffs_per_call(alg, size) as f64 * AES_ROUNDS_PER_PAFF * per_round
+}
+
+/// Paff calls of one hash of a `size`-byte message: `size / rate + 1`
+/// absorbing, one more squeezing for Pavelor-1024.
+fn paffs_per_call(alg: Algorithm, size: usize) -> usize {
     let squeeze = alg.output_len().div_ceil(alg.rate_len()) - 1;
-    let paffs = size / alg.rate_len() + 1 + squeeze;
-    paffs as f64 * AES_ROUNDS_PER_PAFF * per_round
+    size / alg.rate_len() + 1 + squeeze
 }
 
 /// Steps of the chains per run of the campaign's probe.
@@ -87,7 +208,43 @@ pub fn aes_probe(force_ticks: bool) -> Option<AesProbe> {
         runs: best.runs,
         counter: counter.kind(),
         reprobes: Vec::new(),
+        latency: probe_latency_with(&mut counter, CAMPAIGN_RUNS, CAMPAIGN_LATENCY_STEPS),
     })
+}
+
+/// Steps of the chain per run of the campaign's latency probe.
+const CAMPAIGN_LATENCY_STEPS: u64 = 1_000_000;
+
+/// `runs` runs of one dependent chain of `steps` steps per available form,
+/// timed with `counter`: the form with the least time per step. `None`
+/// without AES instructions.
+pub fn probe_latency_with(
+    counter: &mut CycleCounter,
+    runs: usize,
+    steps: u64,
+) -> Option<LatencyProbe> {
+    AesForm::available()
+        .into_iter()
+        .map(|supported| {
+            std::hint::black_box(hw::aes_latency_chain(supported, 1000));
+            let runs: Vec<f64> = (0..runs)
+                .map(|_| {
+                    let c0 = counter.read();
+                    std::hint::black_box(hw::aes_latency_chain(
+                        supported,
+                        std::hint::black_box(steps),
+                    ));
+                    let c1 = counter.read();
+                    c1.wrapping_sub(c0) as f64 / steps as f64
+                })
+                .collect();
+            LatencyProbe {
+                per_round: runs.iter().copied().fold(f64::MAX, f64::min),
+                instruction: supported.form().name().to_string(),
+                runs,
+            }
+        })
+        .min_by(|a, b| a.per_round.total_cmp(&b.per_round))
 }
 
 /// The fastest form of a probe: its best run's counter units per
@@ -178,5 +335,64 @@ impl<'a> AesBound<'a> {
     /// Probes the campaign ran again so far.
     pub fn reprobes(&self) -> usize {
         self.probe.reprobes.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_larger_bound_binds() {
+        // Pavelor-512, 64 KiB: 65536 / 192 + 1 = 342 Paff calls.
+        let r = Roofline::of_call(0.2, Some(2.0), Algorithm::Pavelor512, 65536);
+        assert_eq!(r.throughput, 342.0 * 456.0 * 0.2);
+        assert_eq!(r.latency, Some(342.0 * 24.0 * 2.0));
+        assert_eq!(r.binding(), Binding::Throughput);
+        assert_eq!(r.bound(), r.throughput);
+        // A slow chain: 24 × 5 > 456 × 0.2.
+        let r = Roofline::of_call(0.2, Some(5.0), Algorithm::Pavelor512, 65536);
+        assert_eq!(r.binding(), Binding::Latency);
+        assert_eq!(r.bound(), 342.0 * 24.0 * 5.0);
+        // Not probed: the throughput bound alone.
+        let r = Roofline::of_call(0.2, None, Algorithm::Pavelor512, 65536);
+        assert_eq!(r.binding(), Binding::Throughput);
+        assert_eq!(r.bound(), r.throughput);
+    }
+
+    #[test]
+    fn both_bounds_count_the_squeeze_paff() {
+        // Pavelor-1024, empty message: one absorbing Paff, one squeezing.
+        let r = Roofline::of_call(1.0, Some(1.0), Algorithm::Pavelor1024, 0);
+        assert_eq!(r.throughput, 2.0 * 456.0);
+        assert_eq!(r.latency, Some(2.0 * 24.0));
+        assert_eq!(r.scaled(2.0).latency, Some(24.0));
+    }
+
+    #[test]
+    fn records_without_a_latency_probe_still_read() {
+        let old =
+            r#"{"per_aesenc":0.3,"chains":12,"instructions":1,"runs":[0.3],"counter":"ticks"}"#;
+        let p: AesProbe = serde_json::from_str(old).unwrap();
+        assert_eq!(p.latency, None);
+        assert_eq!(p.latency_bound_per_byte(Algorithm::Pavelor512), None);
+    }
+
+    #[test]
+    fn the_latency_probe_times_a_chain() {
+        let mut counter = CycleCounter::open(true);
+        match probe_latency_with(&mut counter, 2, 10_000) {
+            // A dependent chain takes at least as long per step as the
+            // independent chains take per instruction (half of it: room
+            // for a disturbed run).
+            Some(l) => {
+                let t = probe_aes_with(&mut counter, 2, 10_000).unwrap();
+                let per_instruction = t.per_round * t.form.lanes() as f64;
+                assert!(l.per_round > 0.0);
+                assert!(l.per_round >= 0.5 * per_instruction, "{l:?} {t:?}");
+                assert_eq!(l.runs.len(), 2);
+            }
+            None => println!("SKIPPED: this CPU has no AES instructions"),
+        }
     }
 }

@@ -227,6 +227,84 @@ unsafe fn vaesenc_zmm_chains_x86(iterations: u64) -> u64 {
     _mm_cvtsi128_si64(acc) as u64
 }
 
+/// Runs `iterations` steps of one dependent AES-round chain of `form` (each
+/// step's input is the previous step's output, the round key a constant
+/// register): its time per step is the form's latency, the least time one
+/// round of Paff can take on any implementation that rounds with it (the
+/// round's outputs are AES rounds of the previous round's state). Returns
+/// a value depending on the chain, so it cannot be optimized away.
+pub fn aes_latency_chain(form: SupportedAesForm, iterations: u64) -> u64 {
+    match form.0 {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has AES-NI (a `SupportedAesForm` is made only by
+        // `AesForm::available`, which detected it).
+        AesForm::Aesenc128 => unsafe { aesenc_latency_x86(iterations) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has VAES and AVX2 (detected by `available`).
+        AesForm::Vaesenc256 => unsafe { vaesenc_ymm_latency_x86(iterations) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the CPU has VAES and AVX-512 F (detected by `available`).
+        AesForm::Vaesenc512 => unsafe { vaesenc_zmm_latency_x86(iterations) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: the CPU has the ARMv8 AES instructions (detected by
+        // `available`).
+        AesForm::AeseAesmc => unsafe { aese_latency_aarch64(iterations) },
+        // `available` makes no other form on this architecture.
+        #[allow(unreachable_patterns)]
+        _ => 0,
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "aes,sse2")]
+unsafe fn aesenc_latency_x86(iterations: u64) -> u64 {
+    use core::arch::x86_64::*;
+    let key = _mm_set_epi64x(0x0123_4567_89ab_cdef, 0x0fed_cba9_8765_4321);
+    let mut x = _mm_set1_epi32(1);
+    for _ in 0..iterations {
+        x = _mm_aesenc_si128(x, key);
+    }
+    _mm_cvtsi128_si64(x) as u64
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "vaes,avx2")]
+unsafe fn vaesenc_ymm_latency_x86(iterations: u64) -> u64 {
+    use core::arch::x86_64::*;
+    let key = _mm256_set1_epi64x(0x0123_4567_89ab_cdef);
+    let mut x = _mm256_set1_epi32(1);
+    for _ in 0..iterations {
+        x = _mm256_aesenc_epi128(x, key);
+    }
+    _mm_cvtsi128_si64(_mm256_castsi256_si128(x)) as u64
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "vaes,avx512f")]
+unsafe fn vaesenc_zmm_latency_x86(iterations: u64) -> u64 {
+    use core::arch::x86_64::*;
+    let key = _mm512_set1_epi64(0x0123_4567_89ab_cdef);
+    let mut x = _mm512_set1_epi32(1);
+    for _ in 0..iterations {
+        x = _mm512_aesenc_epi128(x, key);
+    }
+    _mm_cvtsi128_si64(_mm512_castsi512_si128(x)) as u64
+}
+
+/// One step is `x = AESMC(AESE(x, key))`, the fused pair (see
+/// [`aese_chains_aarch64`]).
+#[cfg(target_arch = "aarch64")]
+#[target_feature(enable = "aes")]
+unsafe fn aese_latency_aarch64(iterations: u64) -> u64 {
+    use core::arch::aarch64::*;
+    let key = vdupq_n_u8(0x5a);
+    let mut x = vdupq_n_u8(1);
+    for _ in 0..iterations {
+        x = vaesmcq_u8(vaeseq_u8(x, key));
+    }
+    vgetq_lane_u64::<0>(vreinterpretq_u64_u8(x))
+}
+
 /// Each chain step is `x = AESMC(AESE(x, key))`: one full AES round (the
 /// key XOR happens before `SubBytes` instead of after `MixColumns`, which
 /// does not change the cost).

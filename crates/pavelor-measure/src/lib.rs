@@ -4,7 +4,7 @@
 //! in their own bounded, supervised process.
 //!
 //! * [`clock`] — cycle and time sources; [`hw`] — tick counter and AES
-//!   chains; [`aes_probe`] — the AES-throughput bound.
+//!   chains; [`aes_probe`] — the AES bounds (throughput and latency).
 //! * [`env`](mod@env) — the machine and the build; [`host`] — the NICCS harness's
 //!   host checks (fixed clock, SMT, counter).
 //! * [`ops`] — what is measured (Pavelor per backend, comparison hashes,

@@ -1,6 +1,6 @@
 //! The per-instance SVG charts: every implementation's line; SHA-512,
 //! BLAKE3 and the pseudoXOF baseline of the same width for reference; the
-//! reference campaigns' anchors; and the AES-throughput bound.
+//! reference campaigns' anchors; and the AES bound (the larger of throughput and latency).
 
 use pavelor::Algorithm;
 
@@ -80,10 +80,14 @@ pub fn chart_for(c: &RunResults, alg: Algorithm) -> String {
         let same_counter = c.measurements.first().map(|m| m.counter()) == Some(p.counter);
         let (lo, hi) = (sizes.iter().copied().min()?, sizes.iter().copied().max()?);
         same_counter.then(|| Bound {
-            label: "AES-throughput bound (one message)".into(),
+            label: if p.latency.is_some() {
+                "AES bound, the larger of throughput and latency (one message)".into()
+            } else {
+                "AES-throughput bound (one message)".into()
+            },
             points: bound_points(lo, hi)
                 .into_iter()
-                .map(|n| (n as f64, p.bound_per_call(alg, n) / n as f64))
+                .map(|n| (n as f64, p.roofline(alg, n).bound() / n as f64))
                 .collect(),
         })
     });

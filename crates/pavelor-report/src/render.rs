@@ -85,7 +85,7 @@ pub fn markdown(config: &Config, c: &RunResults, ds: &niccs::Dataset) -> String 
         s.push_str(line);
     }
     s.push_str(
-        "\n## Beyond the NICCS guide\n\nThe sections below are pavelor's: every Rust backend and library measured side by side, the AES-throughput bound, the comparison hashes and the libraries' statuses.\n\n",
+        "\n## Beyond the NICCS guide\n\nThe sections below are pavelor's: every Rust backend and library measured side by side, the AES bounds (throughput and latency), the comparison hashes and the libraries' statuses.\n\n",
     );
     sections::basic::write(&mut s, &ctx);
     sections::environment::write(&mut s, &ctx);

@@ -408,6 +408,7 @@ mod tests {
             runs: vec![per_round],
             counter: CounterKind::Ticks,
             reprobes: Vec::new(),
+            latency: None,
         };
         let mut next = again.iter().copied();
         let mut f = || next.next();
@@ -483,6 +484,7 @@ mod tests {
             runs: vec![0.8],
             counter: CounterKind::Ticks,
             reprobes: Vec::new(),
+            latency: None,
         };
         let mut slow = || Some(0.7);
         let f = check_bound(&m, alg, Some(&mut AesBound::new(&mut probe, &mut slow)))

@@ -11,7 +11,7 @@ use crate::charts::chart_name;
 use crate::record_files::record_name;
 use crate::rows::{Ctx, Family, Row, human_ns};
 use pavelor_measure::{
-    aes_probe::AES_ROUNDS_PER_PAFF,
+    aes_probe::{AES_ROUNDS_PER_PAFF, Binding, DEPENDENT_ROUNDS_PER_PAFF},
     ops::{Operation, Subject},
 };
 use pavelor_niccs::stats::interval::mean_interval;
@@ -162,9 +162,10 @@ fn perf_table(s: &mut String, ctx: &Ctx<'_>, row: &Row<'_>) {
     s.push('\n');
 }
 
-/// The AES-throughput bound and the fraction of it reached at 64 KiB, for
-/// hardware-AES implementations (Rust backends other than portable, and
-/// C libraries, whose code is not known: the bound applies to any).
+/// The two bounds of one 64 KiB message (AES throughput and the dependent
+/// rounds' latency), which of them binds and the fraction of it reached,
+/// for hardware-AES implementations (Rust backends other than portable, and
+/// C libraries, whose code is not known: the bounds apply to any).
 fn bound_note(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm, row: &Row<'_>) {
     let u = ctx.unit;
     let applies = match row.subject {
@@ -175,35 +176,70 @@ fn bound_note(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm, row: &Row<'_>) {
         && applies
         && p.counter == m.counter()
     {
-        let bound = p.bound_per_byte(alg);
         let cpb = m.cycles_per_byte();
         let rate = alg.rate_len();
         let round = markdown_literal(p.instruction_name());
-        let campaign = 100.0 * bound / cpb;
-        let mut line = String::from("AES-throughput bound at 64 KiB: ");
-        match m.trial_aes_per_round() {
-            // The probe each trial process ran right after its timed calls:
-            // same core, same moment, so clock changes between the start
-            // of the campaign and this figure cancel out.
+        let mut line = String::from("Bounds at 64 KiB: ");
+        // The throughput bound: from the probe each trial process ran right
+        // after its timed calls where there is one (same core, same moment,
+        // so clock changes between the start of the campaign and this
+        // figure cancel out), else the campaign's.
+        let (throughput, campaign) = match m.trial_aes_per_round() {
             Some(t) => {
                 let b = AES_ROUNDS_PER_PAFF * t / rate as f64;
                 let _ = write!(
                     line,
-                    "456 × {t:.3} / {rate} = {b:.3} {u}/byte, from the AES probe each trial process ran right after its timed calls (median over the trials); measured {cpb:.3}: **{:.0}% of the bound**. With the campaign's probe (`records/aes-probe.json`, {:.3} {u} per 128-bit AES round with {round}): {campaign:.0}%.",
-                    100.0 * b / cpb,
+                    "**throughput** 456 × {t:.3} / {rate} = {b:.3} {u}/byte, from the AES probe each trial process ran right after its timed calls (median over the trials; the campaign's probe, `records/aes-probe.json`, {:.3} {u} per 128-bit AES round with {round}, gives {:.3})",
                     p.per_round,
+                    p.bound_per_byte(alg),
                 );
+                (b, Some(p.bound_per_byte(alg)))
             }
             None => {
+                let b = p.bound_per_byte(alg);
                 let _ = write!(
                     line,
-                    "456 × {:.3} / {rate} = {bound:.3} {u}/byte; measured {cpb:.3}: **{campaign:.0}% of the bound** (`records/aes-probe.json`, {:.3} {u} per 128-bit AES round with {round}).",
+                    "**throughput** 456 × {:.3} / {rate} = {b:.3} {u}/byte (`records/aes-probe.json`, {:.3} {u} per 128-bit AES round with {round})",
                     p.per_round, p.per_round,
                 );
+                (b, None)
             }
+        };
+        let latency = p.latency.as_ref().map(|l| {
+            let b = DEPENDENT_ROUNDS_PER_PAFF * l.per_round / rate as f64;
+            let _ = write!(
+                line,
+                "; **latency** 24 × {:.3} / {rate} = {b:.3} {u}/byte (24 dependent rounds per Paff, each at least one {} latency, {:.3} {u} in the campaign's chain probe)",
+                l.per_round,
+                markdown_literal(&l.instruction),
+                l.per_round,
+            );
+            b
+        });
+        if latency.is_none() {
+            line.push_str("; latency: not probed (a record written before the latency probe)");
         }
+        let binds = match latency {
+            Some(l) if l > throughput => Binding::Latency,
+            _ => Binding::Throughput,
+        };
+        let bound = latency.map_or(throughput, |l| l.max(throughput));
+        let _ = write!(
+            line,
+            ". The {} bound binds; measured {cpb:.3}: **{:.0}% of the binding bound**",
+            binds.name(),
+            100.0 * bound / cpb
+        );
+        if let Some(c) = campaign.filter(|&c| c >= latency.unwrap_or(0.0)) {
+            let _ = write!(
+                line,
+                " ({:.0}% with the campaign's throughput probe)",
+                100.0 * c / cpb
+            );
+        }
+        line.push('.');
         if cfg!(target_arch = "aarch64") {
-            line.push_str(" On AArch64 each Paff AES round is an `AESE`+`AESMC` pair plus an `EOR` on the same vector pipes, so this bound (pairs only) is not reachable.");
+            line.push_str(" On AArch64 each Paff AES round is an `AESE`+`AESMC` pair plus an `EOR` on the same vector pipes, so the throughput bound (pairs only) is not reachable.");
         }
         let _ = writeln!(s, "{line}\n");
     }
