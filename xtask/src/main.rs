@@ -87,11 +87,12 @@ enum Task {
     /// from the wiring, each program checked on a model against it;
     /// --check verifies the committed files without writing.
     Codegen(codegen::CodegenArgs),
-    /// Model the AArch64 armv8-aes Paff with llvm-mca (LLVM 22) on
-    /// oryon-1, neoverse-v2, cortex-x925 and apple-m4: cycles per Paff,
-    /// cycles per byte of each instance, the instruction mix (modelled,
-    /// not measured). Exit status 3 if llvm-mca or the aarch64 Rust target
-    /// is missing.
+    /// Model the single-message Paff of every x86 kernel (on
+    /// sapphirerapids, icelake-server, znver4, znver5) and of the AArch64
+    /// armv8-aes kernel (on oryon-1, neoverse-v2, cortex-x925, apple-m4)
+    /// with llvm-mca (LLVM 22): cycles per Paff, cycles per byte of each
+    /// instance, the busiest ports, the instruction mix (modelled, not
+    /// measured). Exit status 3 if llvm-mca or a Rust target is missing.
     Mca(mca::McaArgs),
 }
 
