@@ -61,11 +61,11 @@
 mod model;
 mod render;
 mod schedule;
-// The core's own file: its items are `pub` for the core's modules, which
-// this crate does not have.
+// The core's own file (`cargo xtask mca` generates from it too): its items
+// are `pub` for the core's modules, which this crate does not have.
 #[allow(unreachable_pub)]
 #[path = "../../../crates/pavelor/src/definition/wiring.rs"]
-mod wiring;
+pub(crate) mod wiring;
 
 use clap::Args;
 

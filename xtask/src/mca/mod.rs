@@ -22,6 +22,7 @@
 //! installs it, exit status 3.
 
 mod parse;
+mod wide;
 
 use std::fmt::Write as _;
 use std::fs;
@@ -195,6 +196,7 @@ fn run(args: &McaArgs) -> Result<(), Error> {
         } else {
             args.cpus.clone()
         };
+        let mut modelled: Vec<(String, f64)> = Vec::new();
         for &(backend, symbol) in arch.kernels() {
             let block = extract_function(&text, symbol, arch.comment())?;
             let out_dir = asm.parent().unwrap_or(Path::new("."));
@@ -239,6 +241,74 @@ fn run(args: &McaArgs) -> Result<(), Error> {
                 if args.bottleneck {
                     println!("{}", bottleneck_section(&report));
                 }
+                if backend == "avx512-vaes" {
+                    modelled.push((cpu.clone(), per_paff));
+                }
+            }
+        }
+        if arch == Arch::X86_64 {
+            let dir = asm.parent().unwrap_or(Path::new("."));
+            model_wide(&mca, args, &cpus, dir, &modelled)?;
+        }
+    }
+    Ok(())
+}
+
+/// The two wide single-message shapes of [`wide`]: each generated from
+/// the wiring, checked on the value model, then modelled on every CPU
+/// beside the `avx512-vaes` kernel's figure.
+fn model_wide(
+    mca: &Path,
+    args: &McaArgs,
+    cpus: &[String],
+    dir: &Path,
+    kernel: &[(String, f64)],
+) -> Result<(), Error> {
+    for (n, shape) in wide::Shape::ALL.into_iter().enumerate() {
+        let first = wide::search_layout(shape, 1 + n as u64, 40);
+        let block = wide::build(shape, &first);
+        block
+            .check(&first)
+            .map_err(|e| format!("the generated {} block is wrong: {e}", shape.name()))?;
+        let text = block.render();
+        let file = dir.join(format!("paff-wide-{n}-block.s"));
+        fs::write(&file, &text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        println!();
+        println!(
+            "{} (not a backend: a generated block, checked against the wiring on a value model): {} instructions, {} permutes ({} gathers of three or four registers), {} AES rounds of 4 blocks ({})",
+            shape.name(),
+            text.lines().count(),
+            block.permutes,
+            block.wide_gathers,
+            5 * crate::codegen::wiring::ROUNDS,
+            file.display()
+        );
+        println!(
+            "{:<15} {:>12} {:>12} {:>22}  busiest ports",
+            "cpu", "cycles/Paff", "RThroughput", "avx512-vaes ÷ this"
+        );
+        for cpu in cpus {
+            let report = run_mca(
+                mca,
+                Arch::X86_64,
+                cpu,
+                args.iterations,
+                args.bottleneck,
+                &file,
+            )?;
+            let summary = Summary::parse(&report)?;
+            let per_paff = summary.cycles_per_iteration();
+            let ratio = kernel
+                .iter()
+                .find(|(c, _)| c == cpu)
+                .map_or("-".to_string(), |(_, k)| format!("{:.2}x", k / per_paff));
+            println!(
+                "{cpu:<15} {per_paff:>12.1} {:>12.1} {ratio:>22}  {}",
+                summary.block_rthroughput,
+                Pressure::parse(&report)?.busiest(per_paff, 3)
+            );
+            if args.bottleneck {
+                println!("{}", bottleneck_section(&report));
             }
         }
     }
