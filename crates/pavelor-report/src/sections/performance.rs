@@ -209,10 +209,9 @@ fn bound_note(s: &mut String, ctx: &Ctx<'_>, alg: Algorithm, row: &Row<'_>) {
             let b = DEPENDENT_ROUNDS_PER_PAFF * l.per_round / rate as f64;
             let _ = write!(
                 line,
-                "; **latency** 24 × {:.3} / {rate} = {b:.3} {u}/byte (24 dependent rounds per Paff, each at least one {} latency, {:.3} {u} in the campaign's chain probe)",
+                "; **latency** 24 × {:.3} / {rate} = {b:.3} {u}/byte (24 dependent rounds per Paff, each at least one {} latency, from the campaign's chain probe)",
                 l.per_round,
                 markdown_literal(&l.instruction),
-                l.per_round,
             );
             b
         });
