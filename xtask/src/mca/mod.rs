@@ -21,6 +21,7 @@
 //! (llvm-mca, the Rust target) is a one-line error naming the command that
 //! installs it, exit status 3.
 
+mod measure;
 mod parse;
 mod wide;
 
@@ -144,6 +145,12 @@ pub(crate) struct McaArgs {
     /// Pass --locked to cargo.
     #[arg(long)]
     locked: bool,
+
+    /// Also run the generated wide blocks on this CPU (x86-64 with AVX-512
+    /// F and VAES; built with `cc`) beside the fastest kernel's Paff, and
+    /// print the measured ratio.
+    #[arg(long)]
+    measure_wide: bool,
 }
 
 /// What went wrong: a missing prerequisite (exit 3) or a failure (exit 1).
@@ -273,6 +280,18 @@ fn model_wide(
         let text = block.render();
         let file = dir.join(format!("paff-wide-{n}-block.s"));
         fs::write(&file, &text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        let measured = if !args.measure_wide {
+            None
+        } else if measure::supported() {
+            let root = workspace_root();
+            let (name, before) = measure::kernel_ns(&root)?;
+            let wide = measure::block_ns(&text, dir, &format!("wide-{n}"))?;
+            let (_, after) = measure::kernel_ns(&root)?;
+            Some((name, before.min(after), wide))
+        } else {
+            println!("measured: NOT RUN (this CPU lacks AVX-512 F or VAES)");
+            None
+        };
         println!();
         println!(
             "{} (not a backend: a generated block, checked against the wiring on a value model): {} instructions, {} permutes ({} gathers of three or four registers), {} AES rounds of 4 blocks ({})",
@@ -310,6 +329,13 @@ fn model_wide(
             if args.bottleneck {
                 println!("{}", bottleneck_section(&report));
             }
+        }
+        if let Some((name, kernel, wide)) = measured {
+            println!(
+                "MEASURED on this CPU: {wide:.1} ns per Paff (best of {} runs), against {kernel:.1} for {name} (pavelor bench, 64 KiB, the better of a run before and one after): kernel ÷ this = {:.2}x",
+                measure::RUNS,
+                kernel / wide
+            );
         }
     }
     Ok(())
