@@ -373,7 +373,7 @@ mod tests {
     fn records_without_a_latency_probe_still_read() {
         let old =
             r#"{"per_aesenc":0.3,"chains":12,"instructions":1,"runs":[0.3],"counter":"ticks"}"#;
-        let p: AesProbe = serde_json::from_str(old).unwrap();
+        let p: AesProbe = serde_json::from_str(old).expect("an old record reads");
         assert_eq!(p.latency, None);
         assert_eq!(p.latency_bound_per_byte(Algorithm::Pavelor512), None);
     }
@@ -386,7 +386,8 @@ mod tests {
             // independent chains take per instruction (half of it: room
             // for a disturbed run).
             Some(l) => {
-                let t = probe_aes_with(&mut counter, 2, 10_000).unwrap();
+                let t = probe_aes_with(&mut counter, 2, 10_000)
+                    .expect("the throughput probe runs where the latency probe does");
                 let per_instruction = t.per_round * t.form.lanes() as f64;
                 assert!(l.per_round > 0.0);
                 assert!(l.per_round >= 0.5 * per_instruction, "{l:?} {t:?}");
