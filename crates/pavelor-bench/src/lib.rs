@@ -29,10 +29,13 @@ use pavelor_measure::protocol::{LoadError, message};
 use pavelor_niccs::stats;
 
 pub mod self_check;
+pub mod sweep;
+mod sweep_text;
 mod text;
 pub mod timing;
 
 pub use self_check::{SelfCheck, Verdict};
+pub use sweep_text::render_sweep_text;
 pub use text::render_text;
 use timing::{Callable, Timed};
 

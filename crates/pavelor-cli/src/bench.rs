@@ -30,6 +30,25 @@ pub(crate) struct BenchArgs {
     /// Seconds of timed calls per figure.
     #[arg(long, value_name = "S", default_value_t = 0.15, value_parser = parse_seconds)]
     seconds: f64,
+    /// Instead of the table: the length sweep of each instance (Pavelor on
+    /// the fastest backend here, and each --lib), as eBASH measures
+    /// hashes: every length 0–4096 B then steps of 1008 B to 64 KiB
+    /// (full), or every block boundary and its neighbours (quick).
+    #[arg(long, value_enum, value_name = "LENGTHS", num_args = 0..=1, default_missing_value = "full", conflicts_with_all = ["sizes", "seconds"])]
+    sweep: Option<SweepLengths>,
+    /// The seed of the sweep's random messages [default: from the clock; printed].
+    #[arg(long, value_name = "N", requires = "sweep")]
+    seed: Option<u64>,
+}
+
+/// The lengths of `--sweep`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum SweepLengths {
+    /// Every length 0–4096 B, then 4096 + k·1008 B to 65536 B.
+    Full,
+    /// Each block boundary up to 4096 B with 4 lengths on each side, the
+    /// published columns, the long lengths.
+    Quick,
 }
 
 fn parse_seconds(s: &str) -> Result<f64, ArgError> {
@@ -74,6 +93,9 @@ pub(crate) fn run(args: &BenchArgs) -> ExitCode {
         }
         ops.extend(lib_ops);
     }
+    if let Some(lengths) = args.sweep {
+        return sweep(args, lengths, ops, done);
+    }
     // Every figure, and the first one again at the end (the self-check).
     let bar = crate::terminal::progress_bar((ops.len() * sizes.len() + 1) as u64, "pavelor bench");
     let result = in_process::run(
@@ -98,6 +120,41 @@ pub(crate) fn run(args: &BenchArgs) -> ExitCode {
                 }
             } else {
                 crate::terminal::out_text(&in_process::render_text(&out)).map(|()| done)
+            }
+        }
+        Err(e) => {
+            errln!("bench: {e}");
+            Ok(ExitCode::FAILURE)
+        }
+    })
+}
+
+fn sweep(args: &BenchArgs, lengths: SweepLengths, ops: Vec<BenchOp>, done: ExitCode) -> ExitCode {
+    let ops = in_process::sweep::sweep_ops(ops);
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    let bar = crate::terminal::progress_bar(ops.len() as u64, "pavelor bench --sweep");
+    let result =
+        in_process::sweep::run_sweep(&ops, lengths == SweepLengths::Quick, seed, &mut |name| {
+            bar.set_message(name.to_string());
+            bar.inc(1);
+        });
+    bar.finish_and_clear();
+    crate::terminal::finish(match result {
+        Ok(out) => {
+            if args.json {
+                match serde_json::to_string(&out) {
+                    Ok(j) => outln!("{j}").map(|()| done),
+                    Err(e) => {
+                        errln!("bench: {e}");
+                        Ok(ExitCode::FAILURE)
+                    }
+                }
+            } else {
+                crate::terminal::out_text(&in_process::render_sweep_text(&out)).map(|()| done)
             }
         }
         Err(e) => {

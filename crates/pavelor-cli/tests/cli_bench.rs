@@ -161,3 +161,47 @@ fn a_cpu_taken_halfway_through_the_run_is_reported_as_drift() {
     assert_eq!(check["verdict"], "drift", "{check}");
     assert!(check["wall"]["ratio"].as_f64().unwrap() > 1.5, "{check}");
 }
+
+/// `bench --sweep quick`: every instance swept on the fastest backend, the
+/// lengths of the quick plan, the samples kept, and a step at every block
+/// boundary up to 4096 B (their heights are timings: not checked here).
+#[test]
+fn the_quick_sweep_covers_every_block_boundary() {
+    let _serial = serial();
+    let v = bench_json(&["--sweep", "quick", "--seed", "42"]);
+    assert_eq!(v["seed"], 42);
+    assert_eq!(v["quick"], true);
+    let rows = v["rows"].as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["alg"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Pavelor-512", "Pavelor-768", "Pavelor-1024"]);
+    for (r, rate) in rows.iter().zip([192u64, 128, 64]) {
+        let lengths = r["curve"]["plan"]["lengths"].as_array().unwrap();
+        let samples = r["curve"]["samples"].as_array().unwrap();
+        assert_eq!(lengths.len(), samples.len());
+        assert!(samples.iter().all(|s| s.as_array().unwrap().len() == 9));
+        let steps = r["summary"]["steps"].as_array().unwrap();
+        assert_eq!(steps.len() as u64, 4092 / rate, "{}", r["alg"]);
+        assert_eq!(steps[0]["boundary"], rate);
+        assert_eq!(r["summary"]["columns"].as_array().unwrap().len(), 5);
+        assert!(r["summary"]["long"]["per_byte"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn the_sweep_refuses_sizes_and_a_seed_without_it() {
+    for args in [
+        &["--sweep", "--sizes", "32"][..],
+        &["--sweep", "quick", "--seconds", "1"],
+        &["--seed", "1"],
+        &["--sweep", "sometimes"],
+    ] {
+        let out = Command::cargo_bin("pavelor")
+            .unwrap()
+            .arg("bench")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
