@@ -27,7 +27,7 @@ expect=(
     "crates/pavelor-$version.crate" "crates/pavelor-kat-$version.crate"
     "crates/pavelor-niccs-$version.crate" "crates/pavelor-iccs-helpers-$version.crate" "crates/pavelor-pages-$version.crate"
     "crates/pavelor-elf-$version.crate" "crates/pavelor-isolate-$version.crate" "crates/pavelor-memcheck-$version.crate"
-    "crates/pavelor-measure-$version.crate"
+    "crates/pavelor-measure-$version.crate" "crates/pavelor-sweep-$version.crate"
     "crates/pavelor-report-$version.crate" "crates/pavelor-bench-$version.crate"
     "crates/pavelor-cli-$version.crate"
     "crates/pavelor-ffi-$version.crate" "crates/pavelor-capi-$version.crate"

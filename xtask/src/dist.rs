@@ -20,7 +20,7 @@ use clap::Args;
 use crate::{run, workspace_root};
 
 /// The crates published to crates.io, in dependency order.
-pub(crate) const PUBLISHED: [&str; 14] = [
+pub(crate) const PUBLISHED: [&str; 15] = [
     "pavelor",
     "pavelor-kat",
     "pavelor-niccs",
@@ -30,6 +30,7 @@ pub(crate) const PUBLISHED: [&str; 14] = [
     "pavelor-isolate",
     "pavelor-memcheck",
     "pavelor-measure",
+    "pavelor-sweep",
     "pavelor-report",
     "pavelor-bench",
     "pavelor-cli",

@@ -58,6 +58,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("pages", &["pavelor-pages"]),
     ("isolation", &["pavelor-isolate", "pavelor-memcheck"]),
     ("measurement", &["pavelor-measure"]),
+    ("length sweep", &["pavelor-sweep"]),
     ("reading", &["pavelor-report", "pavelor-bench"]),
     (
         FRONT_END,
@@ -113,13 +114,13 @@ const KNOWN_MODULE_CYCLES: &[(&str, &[&str], &str)] = &[];
 /// The crates that are their own Cargo project, outside the workspace.
 const STANDALONE: &[&str] = &["python", "fuzz"];
 
-/// Every crate of the repository: the twelve workspace members, `python/`
-/// and `fuzz/`.
-const CRATE_COUNT: usize = 20;
+/// Every crate of the repository: the nineteen workspace members,
+/// `python/` and `fuzz/`.
+const CRATE_COUNT: usize = 21;
 
 /// The crates with a `src/` (all but `fuzz/`, whose targets are single
 /// files under `fuzz_targets/`).
-const CRATES_WITH_SRC: usize = 19;
+const CRATES_WITH_SRC: usize = 20;
 
 // ---------------------------------------------------------------------------
 // The crates

@@ -1,5 +1,5 @@
 //! `pavelor bench --sweep`: the eBASH length sweep
-//! ([`pavelor_measure::length_sweep`]) of each instance, in this process,
+//! ([`pavelor_sweep`]) of each instance, in this process,
 //! for a quick look in the terminal: Pavelor on the fastest backend here,
 //! and each `--lib` library.
 
@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use pavelor::{Algorithm, Available};
 use pavelor_measure::clock::{CounterKind, CycleCounter};
-use pavelor_measure::length_sweep::{self, Curve, Summary, SweepPlan};
 use pavelor_measure::ops::Operation;
+use pavelor_sweep::{Curve, Summary, SweepPlan};
 
 use super::{BenchOp, Error};
 
@@ -101,7 +101,7 @@ pub fn run_sweep(
         } else {
             SweepPlan::full(seed)
         };
-        let curve = length_sweep::sweep(&plan, &mut counter, |m| callable.call(m, &mut out));
+        let curve = pavelor_sweep::sweep(&plan, &mut counter, |m| callable.call(m, &mut out));
         rows.push(SweepRow {
             name: op.name(),
             alg,

@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use pavelor::Algorithm;
-use pavelor_measure::length_sweep::stats::Quartiles;
-use pavelor_measure::length_sweep::{STEP_TOLERANCE, plan};
+use pavelor_sweep::stats::Quartiles;
+use pavelor_sweep::{STEP_TOLERANCE, plan};
 
 use super::sweep::{SweepOutput, SweepRow};
 

@@ -5,8 +5,6 @@
 //!
 //! * [`clock`] — cycle and time sources; [`hw`] — tick counter and AES
 //!   chains; [`aes_probe`] — the AES bounds (throughput and latency).
-//! * [`length_sweep`] — every length 0–4096 and up to 64 KiB, as eBASH
-//!   measures hashes: medians, quartiles, the step at each block boundary.
 //! * [`env`](mod@env) — the machine and the build; [`host`] — the NICCS harness's
 //!   host checks (fixed clock, SMT, counter).
 //! * [`ops`] — what is measured (Pavelor per backend, comparison hashes,
@@ -33,7 +31,6 @@ pub mod env;
 pub mod error;
 pub mod host;
 pub mod hw;
-pub mod length_sweep;
 pub use pavelor_isolate as isolate;
 pub mod library;
 pub mod ops;

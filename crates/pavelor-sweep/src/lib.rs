@@ -1,4 +1,4 @@
-//! The length sweep, as eBASH measures hashes: every length from 0 to
+//! The length sweep of a Pavelor implementation, as eBASH measures hashes: every length from 0 to
 //! 4096 bytes, then steps of 1008 up to 64 KiB ([`plan`]); at each length
 //! back-to-back samples of one call each, in passes over all lengths so
 //! that a drift of the machine spreads over every length instead of
@@ -10,12 +10,14 @@
 //! in the length: [`Summary`] puts the measured step at each block
 //! boundary beside the cost of one Paff at 64 KiB.
 
+#![forbid(unsafe_code)]
+
 use serde::{Deserialize, Serialize};
 
 use pavelor::Algorithm;
 use pavelor_kat::drng::Drng;
 
-use crate::clock::{CounterKind, CycleCounter};
+use pavelor_measure::clock::{CounterKind, CycleCounter};
 
 pub mod plan;
 pub mod stats;
@@ -156,7 +158,7 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::CycleSource;
+    use pavelor_measure::clock::CycleSource;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -165,8 +167,8 @@ mod tests {
     struct Fake(Arc<AtomicU64>);
 
     impl CycleSource for Fake {
-        fn open_cycles(&mut self) -> Result<(), crate::clock::Error> {
-            Err(crate::clock::Error::Unsupported)
+        fn open_cycles(&mut self) -> Result<(), pavelor_measure::clock::Error> {
+            Err(pavelor_measure::clock::Error::Unsupported)
         }
         fn read_cycles(&mut self) -> u64 {
             0
