@@ -117,19 +117,14 @@ fn steps_line(s: &mut String, r: &SweepRow, u: &str) {
         .paff_at_64k
         .map_or("not measured".to_string(), |p| format!("{p:.0} {u}"));
     let verdict = match r.summary.steps_agree() {
-        Some(true) => format!("every step within {:.0}% of it", 100.0 * STEP_TOLERANCE),
-        Some(false) => {
-            let paff = r.summary.paff_at_64k.unwrap_or(0.0);
-            let off = heights
-                .iter()
-                .filter(|h| (**h - paff).abs() > STEP_TOLERANCE * paff)
-                .count();
-            format!(
-                "{off} of {} steps more than {:.0}% from it",
-                heights.len(),
-                100.0 * STEP_TOLERANCE
-            )
-        }
+        Some(agree) => format!(
+            "the median step is {} {:.0}% of it: {}; {} of {} steps further than that",
+            if agree { "within" } else { "further than" },
+            100.0 * STEP_TOLERANCE,
+            if agree { "AGREE" } else { "DISAGREE" },
+            r.summary.steps_off(),
+            heights.len(),
+        ),
         None => "not compared".to_string(),
     };
     let _ = writeln!(

@@ -143,14 +143,23 @@ impl Summary {
         (!h.is_empty()).then(|| h[h.len() / 2])
     }
 
-    /// Whether every measured step is within [`STEP_TOLERANCE`] of the Paff
+    /// Whether the median step is within [`STEP_TOLERANCE`] of the Paff
     /// cost at 64 KiB (None without both).
     pub fn steps_agree(&self) -> Option<bool> {
         let paff = self.paff_at_64k?;
-        (!self.steps.is_empty()).then(|| {
+        self.median_step()
+            .map(|m| (m - paff).abs() <= STEP_TOLERANCE * paff)
+    }
+
+    /// The steps further than [`STEP_TOLERANCE`] from the Paff cost at
+    /// 64 KiB (each step is a difference of two medians of few samples:
+    /// some scatter is expected).
+    pub fn steps_off(&self) -> usize {
+        self.paff_at_64k.map_or(0, |paff| {
             self.steps
                 .iter()
-                .all(|s| (s.height() - paff).abs() <= STEP_TOLERANCE * paff)
+                .filter(|s| (s.height() - paff).abs() > STEP_TOLERANCE * paff)
+                .count()
         })
     }
 }
@@ -254,6 +263,12 @@ mod tests {
         let paff = s.paff_at_64k.expect("64 KiB measured");
         assert!((paff - 300.0).abs() < 1.0, "{paff}");
         assert_eq!(s.steps_agree(), Some(true));
+        assert_eq!(s.steps_off(), 0);
+        // One Paff dearer at 64 KiB than the steps say: they disagree.
+        let mut dear = s.clone();
+        dear.paff_at_64k = Some(400.0);
+        assert_eq!(dear.steps_agree(), Some(false));
+        assert_eq!(dear.steps_off(), 21);
         assert_eq!(s.columns.len(), 5);
         let long = s.long.expect("long lengths");
         assert!((long.per_byte - 300.0 / 192.0).abs() < 0.01, "{long:?}");
