@@ -108,25 +108,12 @@ pub(crate) fn run(args: &BenchArgs) -> ExitCode {
         },
     );
     bar.finish_and_clear();
-    crate::terminal::finish(match result {
-        Ok(out) => {
-            if args.json {
-                match serde_json::to_string_pretty(&out) {
-                    Ok(j) => outln!("{j}").map(|()| done),
-                    Err(e) => {
-                        errln!("bench: {e}");
-                        Ok(ExitCode::FAILURE)
-                    }
-                }
-            } else {
-                crate::terminal::out_text(&in_process::render_text(&out)).map(|()| done)
-            }
-        }
-        Err(e) => {
-            errln!("bench: {e}");
-            Ok(ExitCode::FAILURE)
-        }
-    })
+    print(
+        result,
+        args.json.then_some(serde_json::to_string_pretty),
+        in_process::render_text,
+        done,
+    )
 }
 
 fn sweep(args: &BenchArgs, lengths: SweepLengths, ops: Vec<BenchOp>, done: ExitCode) -> ExitCode {
@@ -143,23 +130,36 @@ fn sweep(args: &BenchArgs, lengths: SweepLengths, ops: Vec<BenchOp>, done: ExitC
             bar.inc(1);
         });
     bar.finish_and_clear();
-    crate::terminal::finish(match result {
-        Ok(out) => {
-            if args.json {
-                match serde_json::to_string(&out) {
-                    Ok(j) => outln!("{j}").map(|()| done),
-                    Err(e) => {
-                        errln!("bench: {e}");
-                        Ok(ExitCode::FAILURE)
-                    }
-                }
-            } else {
-                crate::terminal::out_text(&in_process::render_sweep_text(&out)).map(|()| done)
-            }
-        }
-        Err(e) => {
+    // Compact: the raw samples are some 200 000 numbers.
+    print(
+        result,
+        args.json.then_some(serde_json::to_string),
+        in_process::render_sweep_text,
+        done,
+    )
+}
+
+/// A run's result as JSON (through `json`, if given) or text on stdout
+/// (exit `done`), or its error.
+fn print<T>(
+    result: Result<T, in_process::Error>,
+    json: Option<fn(&T) -> serde_json::Result<String>>,
+    text: fn(&T) -> String,
+    done: ExitCode,
+) -> ExitCode {
+    let written = match (result, json) {
+        (Err(e), _) => {
             errln!("bench: {e}");
             Ok(ExitCode::FAILURE)
         }
-    })
+        (Ok(out), None) => crate::terminal::out_text(&text(&out)).map(|()| done),
+        (Ok(out), Some(to_json)) => match to_json(&out) {
+            Ok(j) => outln!("{j}").map(|()| done),
+            Err(e) => {
+                errln!("bench: {e}");
+                Ok(ExitCode::FAILURE)
+            }
+        },
+    };
+    crate::terminal::finish(written)
 }

@@ -58,7 +58,7 @@
 //! longer does is restored from git first
 //! (`git checkout -- crates/pavelor/src/backend/x86/generated/`).
 
-mod model;
+pub(crate) mod model;
 mod render;
 mod schedule;
 // The core's own file (`cargo xtask mca` generates from it too): its items

@@ -4,33 +4,48 @@
 use super::schedule::{Insn, Isa, Loc, NREG, Opnd, Program, SPILL_SLOTS, home};
 use super::wiring::{CONST_OUT, P1, P2, ROUNDS, SUBBLOCKS};
 
+/// The model's AES round without its key: an injective 64-bit mix.
+pub(crate) fn mix(x: u64) -> u64 {
+    (x ^ (x >> 29))
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .rotate_left(17)
+}
+
+/// The model's starting state: 20 distinct words.
+pub(crate) fn model_state() -> [u64; SUBBLOCKS] {
+    std::array::from_fn(|i| 0xdead_beef_0bad_f00du64.wrapping_mul(i as u64 + 3))
+}
+
+/// The wiring evaluated directly on the model: 24 rounds of
+/// `N[j] = mix(S[P1[j]]) XOR S[P2[j]]`, the constant output
+/// `rc(round) XOR S[P2[j]]`.
+pub(crate) fn model_paff(mut s: [u64; SUBBLOCKS], rc: fn(usize) -> u64) -> [u64; SUBBLOCKS] {
+    for r in 0..ROUNDS {
+        let o = s;
+        for j in 0..SUBBLOCKS {
+            s[j] = if j == CONST_OUT {
+                rc(r) ^ o[P2[j]]
+            } else {
+                mix(o[P1[j]]) ^ o[P2[j]]
+            };
+        }
+    }
+    s
+}
+
 /// Runs `prog` on a model of the vector unit (an AES round is an injective
 /// 64-bit mix, the constant of round `r` a distinct word) and compares the
 /// result with the wiring evaluated directly; also checks the SSE operand
 /// constraints.
 pub(super) fn check(isa: Isa, prog: &Program) -> Result<(), String> {
     fn aes(x: u64, k: u64) -> u64 {
-        (x ^ (x >> 29))
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .rotate_left(17)
-            ^ k
+        mix(x) ^ k
     }
     fn rc(r: usize) -> u64 {
         0x1234_5678_9abc_def1u64.wrapping_mul(r as u64 + 1)
     }
-    let init: [u64; SUBBLOCKS] =
-        std::array::from_fn(|i| 0xdead_beef_0bad_f00du64.wrapping_mul(i as u64 + 3));
-    let mut want = init;
-    for r in 0..ROUNDS {
-        let o = want;
-        for j in 0..SUBBLOCKS {
-            want[j] = if j == CONST_OUT {
-                rc(r) ^ o[P2[j]]
-            } else {
-                aes(o[P1[j]], o[P2[j]])
-            };
-        }
-    }
+    let init = model_state();
+    let want = model_paff(init, rc);
     // `None`: not written yet (the scratch slots start uninitialised,
     // `xmm15` holds nothing of the state).
     let mut reg = [None; NREG];

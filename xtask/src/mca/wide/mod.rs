@@ -27,6 +27,7 @@ use std::collections::HashMap;
 
 mod render;
 
+use crate::codegen::model::mix;
 use crate::codegen::wiring::{CONST_OUT, P1, P2, ROUNDS, SUBBLOCKS};
 
 /// Subblocks per register.
@@ -131,13 +132,6 @@ pub(crate) struct Block {
     /// The In place shape: the lane of each round's vector that holds the
     /// round constant (the others are zero).
     round_lane: [usize; ROUNDS],
-}
-
-/// The model of an AES round without its key: an injective 64-bit mix.
-fn mix(x: u64) -> u64 {
-    (x ^ (x >> 29))
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .rotate_left(17)
 }
 
 /// The model's round-constant table lane (the Fused shape's AES input for

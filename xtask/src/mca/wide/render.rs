@@ -3,8 +3,9 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::{Block, Insn, LANES, Mem, Pos, Z, kconst, mix, rc};
-use crate::codegen::wiring::{CONST_OUT, P1, P2, ROUNDS, SUBBLOCKS};
+use super::{Block, Insn, LANES, Mem, Pos, Z, kconst, rc};
+use crate::codegen::model::{mix, model_paff, model_state};
+use crate::codegen::wiring::{ROUNDS, SUBBLOCKS};
 
 impl Block {
     /// The block in AT&T syntax for llvm-mca (constants as `wide_tables`
@@ -28,10 +29,10 @@ impl Block {
                 }
                 // dst = C ? A : B with A = dst, B = b, C = mask.
                 Insn::Select { dst, b, mask } => {
+                    let imm = ternary(|a, b, c| if c { a } else { b });
                     writeln!(
                         s,
-                        "vpternlogq ${}, {}, {}, {}",
-                        ternary(|a, b, c| if c { a } else { b }),
+                        "vpternlogq ${imm}, {}, {}, {}",
                         mem(*mask),
                         z(*b),
                         z(*dst)
@@ -44,11 +45,12 @@ impl Block {
                     let b = b.map_or_else(mem, z);
                     writeln!(s, "vpxorq {b}, {}, {}", z(*a), z(*dst))
                 }
+                // dst = B XOR (A AND C).
                 Insn::XorMasked { dst, b, mask } => {
+                    let imm = ternary(|a, b, c| b ^ (a & c));
                     writeln!(
                         s,
-                        "vpternlogq ${}, {}, {}, {}",
-                        ternary(|a, b, c| b ^ (a & c)),
+                        "vpternlogq ${imm}, {}, {}, {}",
                         mem(*mask),
                         z(*b),
                         z(*dst)
@@ -62,19 +64,8 @@ impl Block {
     /// Runs the block on the value model ([`mix`] for the AES round) from
     /// `first` and compares the result with the wiring evaluated directly.
     pub(crate) fn check(&self, first: &[Pos; SUBBLOCKS]) -> Result<(), String> {
-        let init: [u64; SUBBLOCKS] =
-            std::array::from_fn(|i| 0xdead_beef_0bad_f00du64.wrapping_mul(i as u64 + 3));
-        let mut want = init;
-        for round in 0..ROUNDS {
-            let o = want;
-            for j in 0..SUBBLOCKS {
-                want[j] = if j == CONST_OUT {
-                    rc(round) ^ o[P2[j]]
-                } else {
-                    mix(o[P1[j]]) ^ o[P2[j]]
-                };
-            }
-        }
+        let init = model_state();
+        let want = model_paff(init, rc);
         let mut reg: HashMap<usize, [u64; LANES]> = HashMap::new();
         for (k, &(r, l)) in first.iter().enumerate() {
             reg.entry(Z::State(0, r).reg()).or_insert([0; LANES])[l] = init[k];
