@@ -116,28 +116,33 @@ impl Block {
                         }),
                     );
                 }
+                // Lane by lane, `keep` from the mask: the select takes the
+                // destination's lane where it is set, the masked XOR adds it.
                 Insn::Select {
                     dst,
                     b,
                     mask: Mem::Table(k),
-                } => {
-                    let (a, b) = (get(&reg, *dst)?, get(&reg, *b)?);
-                    let m = self.tables[*k];
-                    reg.insert(
-                        dst.reg(),
-                        std::array::from_fn(|l| if m[l].0 == 1 { a[l] } else { b[l] }),
-                    );
                 }
-                Insn::XorMasked {
+                | Insn::XorMasked {
                     dst,
                     b,
                     mask: Mem::Table(k),
                 } => {
+                    let select = matches!(insn, Insn::Select { .. });
                     let (a, b) = (get(&reg, *dst)?, get(&reg, *b)?);
                     let m = self.tables[*k];
                     reg.insert(
                         dst.reg(),
-                        std::array::from_fn(|l| b[l] ^ if m[l].0 == 1 { a[l] } else { 0 }),
+                        std::array::from_fn(|l| match (select, m[l].0 == 1) {
+                            (true, keep) => {
+                                if keep {
+                                    a[l]
+                                } else {
+                                    b[l]
+                                }
+                            }
+                            (false, keep) => b[l] ^ if keep { a[l] } else { 0 },
+                        }),
                     );
                 }
                 Insn::Select { .. } | Insn::XorMasked { .. } => {
