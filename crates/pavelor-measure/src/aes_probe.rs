@@ -226,18 +226,9 @@ pub fn probe_latency_with(
     AesForm::available()
         .into_iter()
         .map(|supported| {
-            std::hint::black_box(hw::aes_latency_chain(supported, 1000));
-            let runs: Vec<f64> = (0..runs)
-                .map(|_| {
-                    let c0 = counter.read();
-                    std::hint::black_box(hw::aes_latency_chain(
-                        supported,
-                        std::hint::black_box(steps),
-                    ));
-                    let c1 = counter.read();
-                    c1.wrapping_sub(c0) as f64 / steps as f64
-                })
-                .collect();
+            let runs = timed_runs(counter, runs, steps, steps as f64, |n| {
+                hw::aes_latency_chain(supported, n)
+            });
             LatencyProbe {
                 per_round: runs.iter().copied().fold(f64::MAX, f64::min),
                 instruction: supported.form().name().to_string(),
@@ -270,20 +261,11 @@ pub fn probe_aes_with(
     AesForm::available()
         .into_iter()
         .map(|supported| {
-            std::hint::black_box(hw::aes_chains(supported, 1000));
             let form = supported.form();
             let rounds = iterations as f64 * (hw::AES_CHAINS * form.lanes()) as f64;
-            let runs: Vec<f64> = (0..runs)
-                .map(|_| {
-                    let c0 = counter.read();
-                    std::hint::black_box(hw::aes_chains(
-                        supported,
-                        std::hint::black_box(iterations),
-                    ));
-                    let c1 = counter.read();
-                    c1.wrapping_sub(c0) as f64 / rounds
-                })
-                .collect();
+            let runs = timed_runs(counter, runs, iterations, rounds, |n| {
+                hw::aes_chains(supported, n)
+            });
             let per_round = runs.iter().copied().fold(f64::MAX, f64::min);
             ProbeResult {
                 per_round,
@@ -292,6 +274,25 @@ pub fn probe_aes_with(
             }
         })
         .min_by(|a, b| a.per_round.total_cmp(&b.per_round))
+}
+
+/// `runs` runs of `chain(steps)` after a warm-up of 1000 steps, each timed
+/// on `counter`: counter units per `per` (what one run does).
+fn timed_runs(
+    counter: &mut CycleCounter,
+    runs: usize,
+    steps: u64,
+    per: f64,
+    chain: impl Fn(u64) -> u64,
+) -> Vec<f64> {
+    std::hint::black_box(chain(1000));
+    (0..runs)
+        .map(|_| {
+            let c0 = counter.read();
+            std::hint::black_box(chain(std::hint::black_box(steps)));
+            counter.read().wrapping_sub(c0) as f64 / per
+        })
+        .collect()
 }
 
 /// The campaign probe's best per-round figure again, with a fresh counter
