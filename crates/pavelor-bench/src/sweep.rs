@@ -101,7 +101,9 @@ pub fn run_sweep(
         } else {
             SweepPlan::full(seed)
         };
-        let curve = pavelor_sweep::sweep(&plan, &mut counter, |m| callable.call(m, &mut out));
+        let curve = pavelor_sweep::sweep(&plan, &mut counter, &mut |m: &[u8]| {
+            callable.call(m, &mut out);
+        });
         rows.push(SweepRow {
             name: op.name(),
             alg,

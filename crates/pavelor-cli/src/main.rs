@@ -164,7 +164,9 @@ fn main() -> ExitCode {
         Command::Manpages(args) => manual::manpages(&args, Cli::command()),
         #[cfg(feature = "measure")]
         Command::Trial { spec } => {
-            ExitCode::from(pavelor_measure::worker::main_with_arg(&spec) as u8)
+            ExitCode::from(
+            pavelor_measure::worker::main_with(&spec, &pavelor_sweep::task::answer) as u8,
+        )
         }
     }
 }

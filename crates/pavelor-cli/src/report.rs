@@ -41,10 +41,10 @@ pub(crate) struct ReportArgs {
     #[arg(long)]
     ticks: bool,
     /// Check a report directory without measuring: its NICCS datasets (DIR/niccs/ID/) by the rules of the harness's validator, every record's derived figures against its trials, and report.md, report.html and the charts against what the records give, byte for byte; or check one harness dataset directory. Exit 1 naming the first problem.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["render", "quick", "libs", "kat_dir", "sizes", "trials", "trial_seconds", "cpu", "ticks", "system_id", "niccs_subject", "require_fixed_host", "skip_2_33", "no_compare", "no_baselines", "baseline"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["render", "quick", "libs", "kat_dir", "sizes", "trials", "trial_seconds", "cpu", "ticks", "system_id", "niccs_subject", "require_fixed_host", "skip_2_33", "no_compare", "no_baselines", "baseline", "sweep"])]
     check: Option<PathBuf>,
     /// Rewrite a report directory's report.md, report.html and charts from its records, without measuring; given a harness dataset directory, print the harness's page of it.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["quick", "libs", "kat_dir", "sizes", "trials", "trial_seconds", "cpu", "ticks", "system_id", "niccs_subject", "require_fixed_host", "skip_2_33", "no_compare", "no_baselines", "baseline"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["quick", "libs", "kat_dir", "sizes", "trials", "trial_seconds", "cpu", "ticks", "system_id", "niccs_subject", "require_fixed_host", "skip_2_33", "no_compare", "no_baselines", "baseline", "sweep"])]
     render: Option<PathBuf>,
     /// The system id of the NICCS dataset in OUT/niccs/ (letters, digits, '_', '-', '.') [default: the host name].
     #[arg(long, value_name = "ID", value_parser = parse_system_id)]
@@ -82,6 +82,12 @@ pub(crate) struct ReportArgs {
     /// Seconds one library's figures may take in all before the library is a TIMEOUT (the campaign goes on).
     #[arg(long, value_name = "S", default_value_t = report::DEFAULT_LIB_BUDGET_S, value_parser = parse_budget)]
     lib_budget: f64,
+    /// Also time every Pavelor implementation at every length 0-4096 B and up to 64 KiB as eBASH does (medians and quartiles of single calls, the step at each block boundary): a section, a chart per instance and records/sweep/. With --quick, a sparse subset of the lengths that keeps every block boundary and its neighbours.
+    #[arg(long)]
+    sweep: bool,
+    /// The seed of the sweep's random messages [default: drawn at the start; recorded].
+    #[arg(long, value_name = "N", requires = "sweep")]
+    sweep_seed: Option<u64>,
     /// Memory limit of each worker process, MiB (its address space, RLIMIT_AS).
     #[arg(long, value_name = "MIB", default_value_t = pavelor_measure::campaign::DEFAULT_WORKER_MEMORY_BYTES >> 20, value_parser = clap::value_parser!(u64).range(64..=(1 << 22)))]
     worker_memory: u64,
@@ -121,11 +127,20 @@ fn check(dir: &std::path::Path, limits: &pavelor_niccs::Limits) -> ExitCode {
                 text.push_str(d);
                 text.push('\n');
             }
+            let sweeps = &checked.run.campaign.sweeps;
+            let swept = if checked.run.config.sweep.is_some() {
+                format!(
+                    ", {} sweep records agree with their samples",
+                    sweeps.records.len()
+                )
+            } else {
+                String::new()
+            };
+            let charts = pavelor::Algorithm::ALL.len() + report::sweep::charts(sweeps).len();
             text.push_str(&format!(
-                "{}: {} figure records agree with their trials; report.md, report.html and {} charts regenerate byte for byte",
+                "{}: {} figure records agree with their trials{swept}; report.md, report.html and {charts} charts regenerate byte for byte",
                 dir.display(),
                 checked.run.campaign.measurements.len(),
-                pavelor::Algorithm::ALL.len()
             ));
             crate::terminal::finish(outln!("{text}").map(|()| ExitCode::SUCCESS))
         }
@@ -328,6 +343,10 @@ fn config(args: &ReportArgs, method: Method, exe: PathBuf) -> Config {
         niccs_subject: args.niccs_subject.clone(),
         lib_budget_s: args.lib_budget,
         ct_audit: !args.no_ct_audit,
+        sweep: args.sweep.then(|| pavelor_sweep::record::Settings {
+            quick: args.quick,
+            seed: args.sweep_seed.unwrap_or_else(pavelor_sweep::random_seed),
+        }),
     }
 }
 
@@ -345,6 +364,17 @@ fn summary(config: &Config, c: &RunResults) -> std::io::Result<ExitCode> {
         c.failures.len(),
         c.kat.len()
     )?;
+    if config.sweep.is_some() {
+        let s = &c.sweeps;
+        outln!(
+            "{} implementations swept at every length ({} failed)",
+            s.records.len(),
+            s.failures.len()
+        )?;
+        for f in &s.failures {
+            outln!("sweep of {}: {}", f.subject, f.fault)?;
+        }
+    }
     for g in &c.libs {
         outln!(
             "library {}: {} ({})",

@@ -348,6 +348,18 @@ fn answer_channel() -> Result<Box<dyn std::io::Write>, Error> {
 /// the process can write to (see `answer_channel`). Returns the process
 /// exit status.
 pub fn main_with_arg(arg: &str) -> i32 {
+    main_with(arg, &|_, _| None)
+}
+
+/// A handler of requests this crate does not know (a layer above it
+/// adds its own), given the request and the nonce read from stdin:
+/// `None` when the request is not its own, else its answer as JSON
+/// (carrying the nonce) or why there is none.
+pub type Handler<'a> = &'a dyn Fn(&str, u64) -> Option<Result<String, WorkerError>>;
+
+/// [`main_with_arg`] that first offers a request that is not a library
+/// task to `other`, and reads it as a trial spec when `other` declines.
+pub fn main_with(arg: &str, other: Handler<'_>) -> i32 {
     // The memory limit first, before a library is loaded.
     if let Err(e) = crate::isolate::apply_own_limits() {
         eprintln!("pavelor trial: {e}");
@@ -373,12 +385,14 @@ pub fn main_with_arg(arg: &str) -> i32 {
     let result: Result<String, WorkerError> =
         match serde_json::from_str::<crate::library::tasks::LibTask>(arg) {
             Ok(task) => crate::library::tasks::run(&task),
-            Err(_) => serde_json::from_str::<TrialSpec>(arg)
+            Err(_) => other(arg, nonce).unwrap_or_else(|| {
+                serde_json::from_str::<TrialSpec>(arg)
                 .map_err(|e| WorkerError::Failed(format!("bad trial spec: {e}")))
                 .and_then(|s| run(&s, nonce))
-                .and_then(|r| {
-                    serde_json::to_string(&r).map_err(|e| WorkerError::Failed(e.to_string()))
-                }),
+                    .and_then(|r| {
+                        serde_json::to_string(&r).map_err(|e| WorkerError::Failed(e.to_string()))
+                    })
+            }),
         };
     let status = match result {
         Ok(json) => match writeln!(answer, "{json}").and_then(|()| answer.flush()) {

@@ -74,6 +74,10 @@ pub struct Config {
     /// valgrind memcheck (false in a record written before the audit existed).
     #[serde(default)]
     pub ct_audit: bool,
+    /// Also sweep every length as eBASH does (`--sweep`), with these
+    /// settings.
+    #[serde(default)]
+    pub sweep: Option<pavelor_sweep::record::Settings>,
 }
 
 /// [`Config::lib_budget_s`] by default: an hour.

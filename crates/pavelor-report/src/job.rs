@@ -17,7 +17,7 @@ use pavelor_measure::{
 
 use crate::config::{Config, Progress};
 use crate::results::RunResults;
-use crate::{kat, niccs_dataset, records, validate};
+use crate::{kat, niccs_dataset, records, sweep, validate};
 
 /// Why a report job stopped before its report was written.
 #[derive(Debug, thiserror::Error)]
@@ -83,10 +83,8 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
     notes.append(&mut campaign.notes);
     host_checks.push(host::check("measure-end", cpu).0);
     let niccs_environment_end = host::niccs_environment(cpu);
-    let finish = UtcTime::now();
-    let results = RunResults {
+    let mut results = RunResults {
         started,
-        finished: finish.rfc3339_seconds(),
         environment,
         kat,
         libs: campaign.libs,
@@ -101,14 +99,20 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
         host_checks,
         host_problems,
         started_iso,
-        finished_iso: finish.isoformat(),
         niccs_environment_start,
         niccs_environment_end,
         clock_probe,
         emulated_pmu: host::emulated_pmu(),
         clock_rule: true,
         best_backend,
+        sweeps: sweep::Sweeps::default(),
+        finished: String::new(),
+        finished_iso: String::new(),
     };
+    results.sweeps = sweep::run(config, &results, progress);
+    let finish = UtcTime::now();
+    results.finished = finish.rfc3339_seconds();
+    results.finished_iso = finish.isoformat();
     records::write(config, &results)?;
     Ok(results)
 }

@@ -31,6 +31,8 @@
 //!   validator's rules and read as a run beside ours.
 //! * [`site`] — several report directories (and harness datasets) merged
 //!   into one static site.
+//! * [`sweep`] — `--sweep`: every length as eBASH measures, its records
+//!   and charts ([`pavelor_sweep`] measures and draws).
 //! * [`compare`](mod@compare) — two report directories' figures paired, with
 //!   the 95% interval of each ratio and a verdict (`pavelor compare`).
 
@@ -51,6 +53,7 @@ pub mod results;
 pub mod rows;
 pub mod sections;
 pub mod site;
+pub mod sweep;
 pub mod validate;
 
 pub use config::{ANCHORS_32B, ANCHORS_64K, Config, DEFAULT_LIB_BUDGET_S, Progress, SIZES};

@@ -367,6 +367,16 @@ pub fn write(config: &Config, c: &RunResults) -> Result<(), Error> {
     if let Some(s) = &c.static_size {
         write_json(dir, STATIC_SIZE, s)?;
     }
+    if !c.sweeps.records.is_empty() || !c.sweeps.failures.is_empty() {
+        let sweep_dir = dir.join(pavelor_sweep::record::DIR);
+        std::fs::create_dir_all(&sweep_dir).map_err(|source| Error::Write {
+            path: sweep_dir,
+            source,
+        })?;
+        for (name, text) in crate::sweep::record_files(&c.sweeps) {
+            write_file(dir, &name, text.as_bytes())?;
+        }
+    }
     write_json(dir, RUN_RECORD, &run_record(config, c))?;
     write_json(dir, LIBRARIES, &libraries_file(c))?;
     let ds = crate::niccs_dataset::dataset(config, c)?;

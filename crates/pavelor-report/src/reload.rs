@@ -106,6 +106,9 @@ pub enum Error {
         /// The library record, relative to the directory.
         name: String,
     },
+    /// The length sweep's records could not be read.
+    #[error(transparent)]
+    Sweep(#[from] crate::sweep::ReadError),
     /// The run's NICCS dataset could not be read.
     #[error("{source}")]
     Dataset {
@@ -386,7 +389,6 @@ pub fn load_evidence(ev: &Evidence) -> Result<Reloaded, Error> {
         libs.push(gate);
     }
     let measurements = read_figure_records(ev, &config, &run.subjects, &failures, &mut named)?;
-    refuse_unnamed_records(ev, &named)?;
     let dataset_dir = format!("niccs/{}", config.system_id);
     let dataset = niccs::Dataset::from_evidence(&ev.subtree(&dataset_dir)).map_err(|source| {
         Error::Dataset {
@@ -394,7 +396,7 @@ pub fn load_evidence(ev: &Evidence) -> Result<Reloaded, Error> {
             source,
         }
     })?;
-    let campaign = RunResults {
+    let mut campaign = RunResults {
         started: run.started,
         finished: run.finished,
         environment: read_required(ev, ENVIRONMENT)?,
@@ -420,7 +422,10 @@ pub fn load_evidence(ev: &Evidence) -> Result<Reloaded, Error> {
         emulated_pmu: run.emulated_pmu,
         clock_rule: run.clock_rule,
         best_backend,
+        sweeps: crate::sweep::Sweeps::default(),
     };
+    campaign.sweeps = crate::sweep::read(ev, &config, &campaign, &mut named)?;
+    refuse_unnamed_records(ev, &named)?;
     check_records_are_the_runs(ev, &config, &campaign)?;
     Ok(Reloaded {
         config,

@@ -45,10 +45,11 @@ pub fn rendered_files(
     ds: &niccs::Dataset,
 ) -> Vec<(String, String)> {
     let md = markdown(config, c, ds);
-    let charts: Vec<(String, String)> = Algorithm::ALL
+    let mut charts: Vec<(String, String)> = Algorithm::ALL
         .into_iter()
         .map(|alg| (charts::chart_name(alg), charts::chart_for(c, alg)))
         .collect();
+    charts.extend(crate::sweep::charts(&c.sweeps));
     let inline: Vec<(String, String)> = charts
         .iter()
         .map(|(name, svg)| (format!("./{name}"), svg.clone()))
@@ -95,5 +96,8 @@ pub fn markdown(config: &Config, c: &RunResults, ds: &niccs::Dataset) -> String 
     sections::evidence::write(&mut s, &ctx);
     sections::comparison::write(&mut s, &ctx);
     sections::baselines::write(&mut s, &ctx);
+    if let Some(settings) = &config.sweep {
+        pavelor_sweep::section::write(&mut s, settings, &c.sweeps.records, &c.sweeps.failures);
+    }
     s
 }

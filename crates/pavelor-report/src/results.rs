@@ -69,6 +69,8 @@ pub struct RunResults {
     /// The fastest backend this CPU runs (the default baseline and
     /// subject).
     pub best_backend: Backend,
+    /// The length sweep (`--sweep`; empty without it).
+    pub sweeps: crate::sweep::Sweeps,
 }
 
 impl RunResults {
@@ -86,11 +88,13 @@ impl RunResults {
         ours.chain(theirs).collect()
     }
 
-    /// Whether anything failed: a Rust KAT, a library, or a figure.
+    /// Whether anything failed: a Rust KAT, a library, a figure, or a
+    /// sweep.
     pub fn failed(&self) -> bool {
         self.kat.iter().any(|k| k.status == "FAIL")
             || self.libs.iter().any(|l| l.status != LibStatus::Pass)
             || !self.failures.is_empty()
+            || !self.sweeps.failures.is_empty()
     }
 
     /// How many figures still have a disturbed trial after the reruns.

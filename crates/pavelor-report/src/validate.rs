@@ -275,24 +275,29 @@ fn check_out_path(out: &Path) -> Result<(), Error> {
     Err(Error::OutPath { what, problem })
 }
 
-/// Removes the `*.json` records a previous run left in `out/records`: the
+/// Removes the `*.json` records a previous run left in `out/records` and
+/// `out/records/sweep`: the
 /// report's evidence index must list only this run's records. Returns a
 /// note saying how many were removed.
 pub fn remove_stale_records(out: &Path) -> Result<Vec<String>, Error> {
     let records = out.join("records");
-    let entries = std::fs::read_dir(&records).map_err(|source| Error::RecordsUnreadable {
-        dir: records.clone(),
-        source,
-    })?;
     let mut removed = 0;
-    for e in entries.flatten() {
-        let path = e.path();
-        if path.extension().is_some_and(|x| x == "json") && path.is_file() {
-            std::fs::remove_file(&path).map_err(|source| Error::StaleRecord {
-                path: path.clone(),
-                source,
-            })?;
-            removed += 1;
+    for dir in [records.clone(), out.join(pavelor_sweep::record::DIR)] {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            // A run without a sweep left no directory of its records.
+            Err(e) if dir != records && e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(source) => return Err(Error::RecordsUnreadable { dir, source }),
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.extension().is_some_and(|x| x == "json") && path.is_file() {
+                std::fs::remove_file(&path).map_err(|source| Error::StaleRecord {
+                    path: path.clone(),
+                    source,
+                })?;
+                removed += 1;
+            }
         }
     }
     Ok(if removed > 0 {

@@ -12,6 +12,8 @@
 
 #![forbid(unsafe_code)]
 
+use std::hint::black_box;
+
 use serde::{Deserialize, Serialize};
 
 use pavelor::Algorithm;
@@ -19,8 +21,12 @@ use pavelor_kat::drng::Drng;
 
 use pavelor_measure::clock::{CounterKind, CycleCounter};
 
+pub mod chart;
 pub mod plan;
+pub mod record;
+pub mod section;
 pub mod stats;
+pub mod task;
 
 pub use plan::SweepPlan;
 use stats::{LongSlope, Quartiles, Step};
@@ -55,11 +61,30 @@ pub fn messages(plan: &SweepPlan) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Runs the sweep of `plan`, calling `call` on each message (the first `n`
-/// bytes of the pass's random buffer for length `n`). Each pass visits the
-/// lengths in order; at each, one untimed call, then `per_pass` calls each
-/// read on `counter` before and after.
-pub fn sweep(plan: &SweepPlan, counter: &mut CycleCounter, mut call: impl FnMut(&[u8])) -> Curve {
+/// What a sweep calls: the hash of one message, and what to do after
+/// the timed samples of each length in each pass (outside the timing: a
+/// check of the last call's digest).
+pub trait Target {
+    /// Hashes `msg` (one sample's call).
+    fn call(&mut self, msg: &[u8]);
+    /// Runs after the samples of `msg`'s length in a pass.
+    fn after_length(&mut self, msg: &[u8]) {
+        let _ = msg;
+    }
+}
+
+impl<F: FnMut(&[u8])> Target for F {
+    fn call(&mut self, msg: &[u8]) {
+        self(msg);
+    }
+}
+
+/// Runs the sweep of `plan`, calling `target` on each message (the first
+/// `n` bytes of the pass's random buffer for length `n`). Each pass visits
+/// the lengths in order; at each, one untimed call, then `per_pass` calls
+/// each read on `counter` before and after, then
+/// [`Target::after_length`].
+pub fn sweep(plan: &SweepPlan, counter: &mut CycleCounter, target: &mut impl Target) -> Curve {
     let read_overhead = {
         let mut v: Vec<u64> = (0..1001)
             .map(|_| {
@@ -75,12 +100,13 @@ pub fn sweep(plan: &SweepPlan, counter: &mut CycleCounter, mut call: impl FnMut(
     for buf in &buffers {
         for (k, &n) in plan.lengths.iter().enumerate() {
             let msg = &buf[..n];
-            call(msg);
+            target.call(black_box(msg));
             for _ in 0..plan.per_pass {
                 let a = counter.read();
-                call(msg);
+                target.call(black_box(msg));
                 samples[k].push(counter.read().wrapping_sub(a));
             }
+            target.after_length(msg);
         }
     }
     Curve {
@@ -91,10 +117,48 @@ pub fn sweep(plan: &SweepPlan, counter: &mut CycleCounter, mut call: impl FnMut(
     }
 }
 
+impl Curve {
+    /// Why the samples do not fit `plan` (another plan, a length without
+    /// its samples), if they do not.
+    pub fn shape_problem(&self, plan: &SweepPlan) -> Option<String> {
+        if &self.plan != plan {
+            return Some("the samples are of another plan than the one asked for".into());
+        }
+        if self.samples.len() != plan.lengths.len() {
+            return Some(format!(
+                "{} lengths of samples for a plan of {}",
+                self.samples.len(),
+                plan.lengths.len()
+            ));
+        }
+        let want = plan.samples();
+        self.samples
+            .iter()
+            .zip(&plan.lengths)
+            .find(|(s, _)| s.len() != want)
+            .map(|(s, n)| format!("{} samples at {n} B; {want} were planned", s.len()))
+    }
+}
+
+/// A random number (a request's nonce, a seed drawn for a run), from the
+/// standard library's per-process random hash keys and the time.
+pub fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.finish()
+}
+
 /// What a curve says, for an implementation of `alg`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
-    /// Per length: its quartiles (counter units per call).
+    /// Per length: its quartiles (counter units per call). Not written
+    /// out: the samples give them.
+    #[serde(skip)]
     pub quartiles: Vec<(usize, Quartiles)>,
     /// The slope above 4 KiB.
     pub long: Option<LongSlope>,
@@ -207,7 +271,7 @@ mod tests {
             seed: 1,
         };
         let mut seen = Vec::new();
-        let curve = sweep(&plan, &mut counter, |m| {
+        let curve = sweep(&plan, &mut counter, &mut |m: &[u8]| {
             seen.push(m.len());
             clock.fetch_add(10 * m.len() as u64, Ordering::Relaxed);
         });
