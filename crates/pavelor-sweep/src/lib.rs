@@ -22,6 +22,7 @@ use pavelor_kat::drng::Drng;
 use pavelor_measure::clock::{CounterKind, CycleCounter};
 
 pub mod chart;
+pub mod compare;
 pub mod plan;
 pub mod record;
 pub mod section;

@@ -34,6 +34,7 @@ use pavelor_measure::clock::CounterKind;
 use pavelor_niccs::stats::interval::{
     self, NoInterval, RatioInterval, log10_ratio, ratio_interval,
 };
+use pavelor_sweep::compare::SweepPair;
 use setups::Differences;
 use side::SideFigure;
 
@@ -232,6 +233,25 @@ pub struct Comparison {
     pub only_base: Vec<Unpaired>,
     /// Figures only NEW has.
     pub only_new: Vec<Unpaired>,
+    /// The length sweeps both report directories have, paired by
+    /// implementation (`report --sweep` on both sides).
+    pub sweeps: Sweeps,
+}
+
+/// The length sweeps of two report directories, compared.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Sweeps {
+    /// The counter unit of both (the sweeps are compared only when it is
+    /// one unit).
+    pub unit: String,
+    /// One per implementation both swept.
+    pub pairs: Vec<SweepPair>,
+    /// Implementations only BASE swept.
+    pub only_base: Vec<String>,
+    /// Implementations only NEW swept.
+    pub only_new: Vec<String>,
+    /// Why the sweeps were not compared, when both have some.
+    pub not_compared: Option<String>,
 }
 
 /// A directory read and checked: a report directory, or a harness dataset.
@@ -312,6 +332,10 @@ pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Com
     );
     let (pairs, only_base, only_new) = pair_up(&fb, &fnew);
     let differences = Differences::of(b, n);
+    let sweeps = match (b, n) {
+        (Side::Report(rb), Side::Report(rn)) => compare_sweeps(rb, rn),
+        _ => Sweeps::default(),
+    };
     Comparison {
         base: b.summary(base_dir),
         new: n.summary(new_dir),
@@ -321,6 +345,33 @@ pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Com
         pairs,
         only_base,
         only_new,
+        sweeps,
+    }
+}
+
+/// The sweeps of two report directories paired by implementation, when
+/// both counted in one unit.
+fn compare_sweeps(b: &Reloaded, n: &Reloaded) -> Sweeps {
+    let (rb, rn) = (&b.campaign.sweeps.records, &n.campaign.sweeps.records);
+    let (Some(ub), Some(un)) = (rb.first(), rn.first()) else {
+        return Sweeps::default();
+    };
+    if ub.counter_unit != un.counter_unit {
+        return Sweeps {
+            not_compared: Some(format!(
+                "BASE swept in {}, NEW in {}",
+                ub.counter_unit, un.counter_unit
+            )),
+            ..Sweeps::default()
+        };
+    }
+    let (pairs, only_base, only_new) = pavelor_sweep::compare::pair_all(rb, rn);
+    Sweeps {
+        unit: ub.counter_unit.clone(),
+        pairs,
+        only_base,
+        only_new,
+        not_compared: None,
     }
 }
 

@@ -160,7 +160,28 @@ pub fn markdown(c: &Comparison, chart: bool) -> String {
             s.push('\n');
         }
     }
+    sweeps(&mut s, &c.sweeps);
     s
+}
+
+/// The sweeps' section, when either side swept.
+fn sweeps(s: &mut String, sw: &super::Sweeps) {
+    if let Some(why) = &sw.not_compared {
+        let _ = writeln!(
+            s,
+            "The length sweeps were not compared: {}.\n",
+            markdown_literal(why)
+        );
+    }
+    if !sw.pairs.is_empty() {
+        pavelor_sweep::compare::markdown(s, &sw.pairs, &sw.unit);
+    }
+    for (side, list) in [("BASE", &sw.only_base), ("NEW", &sw.only_new)] {
+        if !list.is_empty() {
+            let names: Vec<String> = list.iter().map(|x| markdown_code(x)).collect();
+            let _ = writeln!(s, "Swept only in {side}: {}.\n", names.join(", "));
+        }
+    }
 }
 
 /// What the setups mean, and how the runs differ.
