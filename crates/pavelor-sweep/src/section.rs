@@ -206,3 +206,75 @@ fn pair_text(sm: &Summary, rate: usize) -> String {
     };
     format!("{} / {} / {}", at(rate - 1), at(rate), at(rate + 1))
 }
+
+/// The page of several machines' sweeps (`pavelor site`): per instance one
+/// chart, a row per machine and implementation, and their columns and
+/// steps. `runs` are (machine, its records); returns the Markdown and the
+/// charts (file name, SVG).
+pub fn machines_page(runs: &[(String, &[SweepRecord])]) -> (String, Vec<(String, String)>) {
+    let mut s = String::from("# Every length, on every machine (the eBASH method)\n\n");
+    let _ = writeln!(
+        s,
+        "Each machine's sweep as its report measured it (`pavelor report --sweep`): single calls at every length from 0 to {DENSE_TO} B and up to 64 KiB, median and quartiles per length; its report's section 16 says how. Each machine counts in its own counter (core cycles, or TSC ticks, which are not cycles): the panels and rows give it, and figures of different counters or machines compare the setups, not the hash.\n"
+    );
+    let swept: Vec<&(String, &[SweepRecord])> = runs.iter().filter(|r| !r.1.is_empty()).collect();
+    if swept.is_empty() {
+        let _ = writeln!(
+            s,
+            "No run on this site swept every length: `pavelor report --sweep` adds the sweep to a report.\n"
+        );
+        return (s, Vec::new());
+    }
+    let mut charts = Vec::new();
+    for alg in Algorithm::ALL {
+        let rows: Vec<(&str, &SweepRecord)> = swept
+            .iter()
+            .flat_map(|(m, recs)| {
+                recs.iter()
+                    .filter(move |r| r.algorithm() == alg)
+                    .map(move |r| (m.as_str(), r))
+            })
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let name = format!("every-length-{}", chart::file_name(alg));
+        let panels: Vec<chart::Panel<'_>> = rows
+            .iter()
+            .map(|(m, r)| chart::Panel {
+                label: format!("{m}: {} ({})", r.implementation, r.counter_unit),
+                quartiles: &r.summary.quartiles,
+            })
+            .collect();
+        charts.push((name.clone(), chart::render(alg, "counter units", &panels)));
+        let _ = writeln!(s, "## {alg}\n\n![{alg} on every machine](./{name})\n");
+        let _ = writeln!(
+            s,
+            "| machine | implementation | unit | long (/B) | 4096 B | 64 B | median step | one Paff at 64 KiB | steps |\n|---|---|---|---|---|---|---|---|---|"
+        );
+        for (m, r) in &rows {
+            let sm = &r.summary;
+            let col = |n: usize| {
+                sm.columns
+                    .iter()
+                    .find(|c| c.0 == n)
+                    .map_or("–".into(), |c| quartiles_text(&c.1))
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                markdown_text(m),
+                markdown_text(&r.implementation),
+                markdown_text(&r.counter_unit),
+                sm.long.map_or("–".into(), |l| number(l.per_byte)),
+                col(4096),
+                col(64),
+                sm.median_step().map_or("–".into(), number),
+                sm.paff_at_64k.map_or("–".into(), number),
+                steps_verdict(sm)
+            );
+        }
+        let _ = writeln!(s);
+    }
+    (s, charts)
+}

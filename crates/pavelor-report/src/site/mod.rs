@@ -30,6 +30,7 @@ mod error;
 mod harness_pages;
 pub mod index;
 pub mod pages;
+pub mod sweep;
 pub mod system;
 
 use std::collections::BTreeSet;
@@ -205,7 +206,7 @@ struct SitePage {
 }
 
 /// The site's own pages, at its top, in the order of the navigation.
-const TOP_PAGES: [SitePage; 2] = [
+const TOP_PAGES: [SitePage; 3] = [
     SitePage {
         file: INDEX_PAGE,
         nav: "All systems",
@@ -213,6 +214,10 @@ const TOP_PAGES: [SitePage; 2] = [
     SitePage {
         file: COMPARE_PAGE,
         nav: "Every system",
+    },
+    SitePage {
+        file: sweep::SWEEP_PAGE,
+        nav: "Every length",
     },
 ];
 
@@ -348,6 +353,17 @@ fn render_into(
         root,
         COMPARE_PAGE,
         &page_html(&cmp, &inline, &top),
+        &mut written,
+    )?;
+    let (every, charts) = sweep::page(systems);
+    let inline: Vec<(String, String)> = charts
+        .into_iter()
+        .map(|(name, svg)| (format!("./{name}"), svg))
+        .collect();
+    write(
+        root,
+        sweep::SWEEP_PAGE,
+        &page_html(&every, &inline, &top),
         &mut written,
     )?;
     let (index_md, index_chart) = index::page(systems);
