@@ -1,5 +1,8 @@
-//! The one-shot body without a padding buffer ([`hash_masked`]), for
-//! levels with AVX-512-style masked byte loads (`avx512-vaes`).
+//! The one-shot body without a padding buffer ([`hash_masked`]): the last
+//! partial block is read straight from the message, by masked byte loads
+//! (`avx512-vaes`) or as a 16-byte window that ends at the message's end,
+//! shifted down (the SSE and AVX levels), so that its cost does not depend
+//! on how many bytes it holds.
 
 use super::{Vector, absorb_regs, load_lanes, paff, squeeze};
 use crate::backend::layout::as_lanes_ref;
@@ -29,29 +32,24 @@ macro_rules! unroll_rate {
 /// any page is a multiple of it.
 const PAGE: usize = 4096;
 
-/// A one-lane vector type with AVX-512-style masked byte operations, for
-/// the one-shot body without a padding buffer ([`hash_masked`]).
+/// A one-lane vector type that can load the message's last, partial
+/// subblock without reading past the message, for the one-shot body
+/// without a padding buffer ([`hash_masked`]).
 pub(crate) trait Masked: Vector<1> {
     /// All zeros.
     ///
     /// # Safety
     /// See [`Vector`].
     unsafe fn zero() -> Self;
-    /// Loads the `len` (0..=16) bytes at `p` into bytes `0..len`, zero
-    /// elsewhere, by one masked load of the 16 bytes from `p`: only bytes
-    /// `p .. p + len` are read (masked-off bytes are not accessed and
-    /// cannot fault).
+    /// Loads the message's last `len` (1..=15) bytes, at `p`, into bytes
+    /// `0..len`, zero elsewhere, reading nothing outside the message, of
+    /// which `readable` (at least `len`) bytes end at `p + len`. Which
+    /// loads it makes may depend on `len`, `readable` and the address,
+    /// never on the bytes.
     ///
     /// # Safety
-    /// See [`Vector`]; `p .. p + len` must be readable.
-    unsafe fn load_partial(p: *const u8, len: usize) -> Self;
-    /// Loads the `len` (1..=15) bytes that end at `end` into bytes
-    /// `0..len`, zero elsewhere, by one masked load of the 16 bytes that end
-    /// at `end`, moved down: only bytes `end - len .. end` are read.
-    ///
-    /// # Safety
-    /// See [`Vector`]; `end - len .. end` must be readable.
-    unsafe fn load_partial_ending_at(end: *const u8, len: usize) -> Self;
+    /// See [`Vector`]; `p + len - readable .. p + len` must be readable.
+    unsafe fn load_last(p: *const u8, len: usize, readable: usize) -> Self;
     /// `value` in byte `pos` (0..16), zero elsewhere.
     ///
     /// # Safety
@@ -59,42 +57,50 @@ pub(crate) trait Masked: Vector<1> {
     unsafe fn byte_at(pos: usize, value: u8) -> Self;
 }
 
-/// The `len` (0..=16) message bytes at `p` as one subblock, zero above
-/// them, with no access outside the 4 KiB pages those bytes lie in.
+/// Whether the 16 bytes from `p` reach into a later 4 KiB page than the
+/// `len`-th byte from `p` (`1 <= len <= 16`), for kernels that load a
+/// partial subblock by a masked load of those 16 bytes.
 ///
 /// Masked-off bytes are not read, but where they fall in a page that is
 /// not present (mapped and never touched, or not mapped at all) the CPU
 /// takes a microcode assist for the load, and nothing ever makes the page
 /// present: every later call pays it again (on an Intel Xeon KVM guest a
 /// 32 B Pavelor-512 message ending just before such a page costs 2.9 times
-/// as much when loaded that way). So: no load at all past the message
-/// (`len == 0`), and a partial subblock whose 16-byte span would cross into
-/// the next page is loaded as the 16 bytes that end at the message's end,
-/// which lie in the page of its first byte. Both branches depend only on
-/// the length and the address, neither of which is secret.
+/// as much when loaded that way). So a partial subblock whose 16-byte span
+/// would cross into the next page is loaded as the 16 bytes that end at
+/// the message's end instead, which lie in the page of its first byte. The
+/// answer depends only on the length and the address, neither of which is
+/// secret.
+#[inline(always)]
+pub(crate) fn span_leaves_page(p: *const u8, len: usize) -> bool {
+    (p as usize + len - 1) / PAGE != (p as usize + 15) / PAGE
+}
+
+/// The `len` (0..=16) message bytes at `p` as one subblock, zero above
+/// them. A partial one (`0 < len < 16`) is the message's last, so the
+/// whole message, `msg_len` bytes, ends at `p + len`.
 ///
 /// # Safety
-/// See [`Vector`]; `p .. p + len` must be readable.
+/// See [`Vector`]; `p .. p + len` must be readable and, for a partial
+/// subblock, the `msg_len` bytes that end at `p + len`.
 #[inline(always)]
-unsafe fn load_subblock<T: Masked>(p: *const u8, len: usize) -> T {
-    // SAFETY: forwarded to the caller; each form reads only `p .. p + len`.
+unsafe fn load_subblock<T: Masked>(p: *const u8, len: usize, msg_len: usize) -> T {
+    // SAFETY: forwarded to the caller; each form reads only message bytes.
     unsafe {
-        if len == 0 {
-            T::zero()
-        } else if len == 16 || (p as usize + len - 1) / PAGE == (p as usize + 15) / PAGE {
-            T::load_partial(p, len)
-        } else {
-            T::load_partial_ending_at(p.wrapping_add(len), len)
+        match len {
+            0 => T::zero(),
+            16 => T::load_msg(&[p], 0),
+            _ => T::load_last(p, len, msg_len),
         }
     }
 }
 
-/// [`hash`](super::hash) without the padding buffer: the last partial block is loaded
-/// straight from the message with masked loads ([`load_subblock`]: never
-/// past the message's end) and the padding bits are XORed in as vectors: no
-/// copy, no padding buffer to wipe, no store-forwarding stall (used by
-/// `avx512-vaes`, whose state is all in registers, so nothing but the
-/// digest is stored).
+/// The one-shot body without the padding buffer that the AArch64 body
+/// fills: the last partial block is loaded straight from the message
+/// ([`load_subblock`]: never past the message's end) and the padding bits
+/// are XORed in as vectors: no variable-length copy, whose cost would
+/// depend on the length of the tail, and no store-forwarding stall (used
+/// by every x86 level).
 ///
 /// # Safety
 /// See [`Vector`].
@@ -125,7 +131,7 @@ pub(crate) unsafe fn hash_masked<T: Masked, V: Variant>(
         unroll_rate!(i, V::RATE / 16, {
             let lo = 16 * i;
             let len = n.saturating_sub(lo).min(16);
-            let mut m = load_subblock::<T>(rest.wrapping_add(lo), len);
+            let mut m = load_subblock::<T>(rest.wrapping_add(lo), len, data.len());
             if (lo..lo + 16).contains(&n) {
                 m = m.xor(T::byte_at(n - lo, first));
             }

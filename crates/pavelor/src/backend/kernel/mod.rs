@@ -29,10 +29,15 @@
 
 use core::ops::{Index, IndexMut};
 
-use super::layout::{Lanes, as_lanes, as_lanes_ref};
-use crate::definition::instances::{MAX_RATE, Variant};
+#[cfg(target_arch = "aarch64")]
+use super::layout::as_lanes_ref;
+use super::layout::{Lanes, as_lanes};
+#[cfg(target_arch = "aarch64")]
+use crate::definition::instances::MAX_RATE;
+use crate::definition::instances::Variant;
 use crate::definition::pad;
 use crate::definition::paff::{SUBBLOCKS, State, paff_rounds};
+#[cfg(target_arch = "aarch64")]
 use crate::wipe::wipe;
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -41,7 +46,7 @@ mod masked;
 mod split;
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-pub(crate) use masked::{Masked, hash_masked};
+pub(crate) use masked::{Masked, hash_masked, span_leaves_page};
 #[cfg(pavelor_split)]
 pub(crate) use split::{
     IN_REGS, RC_ALIGNED, RC_ALIGNED_X2, SPILL_SLOTS, SpillArea, Split, SplitPaff, wipe_spill,
@@ -393,10 +398,12 @@ pub(crate) unsafe fn squeeze<T: Vector<1>, V: Variant>(s: &mut T::Regs<'_>, out:
 /// `tail_bits` bits of `tail`) with the sponge's padding, squeezes into
 /// `out` (`V::DIGEST` bytes). The only memory written besides `out` is the
 /// padding buffer and the kernel's scratch area, both wiped with vector
-/// stores before returning.
+/// stores before returning. The AArch64 level's one-shot body; the x86
+/// levels use [`hash_masked`], which needs no padding buffer.
 ///
 /// # Safety
 /// See [`Vector`].
+#[cfg(target_arch = "aarch64")]
 #[inline(always)]
 pub(crate) unsafe fn hash<T: Vector<1>, V: Variant>(
     data: &[u8],

@@ -22,7 +22,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::backend::kernel::{Masked, feature_token, single_kernel};
+use crate::backend::kernel::{Masked, feature_token, single_kernel, span_leaves_page};
 
 feature_token!(
     /// Proof that the CPU has AES-NI, VAES and AVX-512 F/VL/BW; it also
@@ -47,31 +47,32 @@ impl Masked for Xmm {
     }
 
     #[inline(always)]
-    unsafe fn load_partial(p: *const u8, len: usize) -> Self {
-        let mask = ((1u32 << len.min(16)) - 1) as u16;
-        // SAFETY: the caller guarantees `p .. p + len` readable; masked-off
-        // bytes are not accessed (AVX-512 fault suppression).
-        Xmm(unsafe { _mm_maskz_loadu_epi8(mask, p.cast()) })
-    }
-
-    #[inline(always)]
-    unsafe fn load_partial_ending_at(end: *const u8, len: usize) -> Self {
-        let shift = 16 - len;
-        let low = ((1u32 << len) - 1) as u16;
-        // SAFETY: the caller guarantees `end - len .. end` readable; the
-        // load's mask selects exactly those bytes (the top `len` of the 16
-        // that end at `end`), and masked-off bytes are not accessed. AVX-512
-        // BW + VL are enabled in the calling kernel.
+    unsafe fn load_last(p: *const u8, len: usize, _msg_len: usize) -> Self {
+        // SAFETY: the caller guarantees `p .. p + len` readable; AVX-512
+        // BW + VL are enabled in the calling kernel. Each load's mask
+        // selects exactly those bytes, and masked-off bytes are not
+        // accessed; `span_leaves_page` keeps the masked-off ones in a page
+        // the message touches.
         unsafe {
-            let high = _mm_maskz_loadu_epi8(0xffffu16 << shift, end.wrapping_sub(16).cast());
-            // Byte `i` of the result is byte `i + shift` of `high` for
-            // `i < len` and zero above: an in-register shuffle by an index
-            // vector made from the (public) length.
-            let index = _mm_add_epi8(
-                _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                _mm_set1_epi8(shift as i8),
-            );
-            Xmm(_mm_maskz_shuffle_epi8(low, high, index))
+            if !span_leaves_page(p, len) {
+                let mask = ((1u32 << len) - 1) as u16;
+                Xmm(_mm_maskz_loadu_epi8(mask, p.cast()))
+            } else {
+                // The 16 bytes that end at the message's end, their top
+                // `len` selected, then moved down: byte `i` of the result
+                // is byte `i + shift` of `high` for `i < len` and zero
+                // above, an in-register shuffle by an index vector made
+                // from the (public) length.
+                let shift = 16 - len;
+                let low = ((1u32 << len) - 1) as u16;
+                let high =
+                    _mm_maskz_loadu_epi8(0xffffu16 << shift, p.wrapping_add(len - 16).cast());
+                let index = _mm_add_epi8(
+                    _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                    _mm_set1_epi8(shift as i8),
+                );
+                Xmm(_mm_maskz_shuffle_epi8(low, high, index))
+            }
         }
     }
 

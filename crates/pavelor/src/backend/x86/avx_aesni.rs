@@ -9,15 +9,18 @@
 //! `xmm0..xmm14` and 5 in a 16-byte-aligned scratch area
 //! ([`Split`](crate::backend::kernel::Split)), the spills placed by a
 //! latency model; 32-bit x86 (8 `xmm` registers) uses the wiring macro and
-//! lets the compiler allocate. The absorb, permute and one-shot bodies are
-//! the shared ones of [`crate::backend::kernel`]; this file supplies the
-//! level's feature detection and its `#[target_feature]` entry points
-//! (`permute_impl`, `absorb_impl`, `hash_impl`).
+//! lets the compiler allocate. The absorb and permute bodies are the
+//! shared ones of [`crate::backend::kernel`], and the one-shot body is its
+//! padding-buffer-free `hash_masked`, the last partial block read as the
+//! window that ends at the message's end (`masked_by_window!`); this file
+//! supplies the level's feature detection and its `#[target_feature]`
+//! entry points (`permute_impl`, `absorb_impl`, `hash_impl`).
 //!
 //! Constant-time: `AESENC` has data-independent timing; message and state
 //! bytes only live in vector registers, the scratch area (fixed offsets,
-//! no index) and the wiped padding buffer, and the only branches are on
-//! public lengths.
+//! no index) and, for a message under 16 bytes, a 16-byte buffer (both
+//! wiped); the last block's loads and shifts are chosen by its length
+//! alone, and the only branches are on public lengths.
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
@@ -60,4 +63,8 @@ impl SplitPaff<1> for Xmm {
     }
 }
 
-single_kernel!(Token, "aes,sse2,avx", Xmm);
+masked_by_window!(Xmm);
+
+// The one-shot body without a padding buffer (the last block read as a
+// window that ends at the message's end).
+single_kernel!(Token, "aes,sse2,avx", Xmm, hash_masked);

@@ -121,3 +121,69 @@ macro_rules! vector_256 {
         }
     };
 }
+
+/// Implements [`Masked`](crate::backend::kernel::Masked) for `$name` (a
+/// `vector_128!` type) without masked loads, for the levels before
+/// AVX-512, by vector loads only (no byte is read into a general-purpose
+/// register): the message's last partial subblock is the top of the 16
+/// bytes that end at the message's end, shifted down by its public length;
+/// a message shorter than 16 bytes is copied into a zeroed 16-byte buffer,
+/// loaded and the buffer wiped.
+macro_rules! masked_by_window {
+    ($name:ident) => {
+        // SAFETY (every method): called only from the kernel file's
+        // `#[target_feature]` functions (SSE2 at least, proven by its
+        // token); the loads stay inside the bytes the caller names.
+        impl $crate::backend::kernel::Masked for $name {
+            #[inline(always)]
+            unsafe fn zero() -> Self {
+                // SAFETY: SSE2 is enabled in the calling kernel.
+                $name(unsafe { _mm_setzero_si128() })
+            }
+
+            #[inline(always)]
+            unsafe fn load_last(p: *const u8, len: usize, msg_len: usize) -> Self {
+                if msg_len < 16 {
+                    // The whole message is this subblock (`len == msg_len`).
+                    let mut buf = [0u8; 16];
+                    // SAFETY: `p .. p + len` is readable (the caller) and
+                    // `len < 16` bytes fit in `buf`; SSE2 is enabled.
+                    let v = unsafe {
+                        core::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), len);
+                        _mm_loadu_si128(buf.as_ptr().cast())
+                    };
+                    $crate::wipe::wipe(&mut buf);
+                    return $name(v);
+                }
+                // SAFETY: the 16 bytes that end at `p + len` are message
+                // bytes (`msg_len >= 16` of them end there); SSE2 is
+                // enabled. The shifts move byte `16 - len + i` to byte `i`
+                // and clear the bytes above `len`.
+                unsafe {
+                    let window = _mm_loadu_si128(p.wrapping_add(len).wrapping_sub(16).cast());
+                    let bits = 8 * (16 - len) as i32;
+                    if len > 8 {
+                        // A shift of the 128-bit window by `bits` (8..=56):
+                        // each half moved down, the high half's low bytes
+                        // carried into the low half.
+                        let down = _mm_srl_epi64(window, _mm_cvtsi32_si128(bits));
+                        let up = _mm_sll_epi64(window, _mm_cvtsi32_si128(64 - bits));
+                        $name(_mm_or_si128(down, _mm_srli_si128::<8>(up)))
+                    } else {
+                        // The bytes are in the high half: move it down, then
+                        // shift by the rest (0..=56 bits).
+                        let high = _mm_unpackhi_epi64(window, _mm_setzero_si128());
+                        $name(_mm_srl_epi64(high, _mm_cvtsi32_si128(bits - 64)))
+                    }
+                }
+            }
+
+            #[inline(always)]
+            unsafe fn byte_at(pos: usize, value: u8) -> Self {
+                let word = u128::from(value) << (8 * (pos % 16));
+                // SAFETY: SSE2 is enabled in the calling kernel.
+                $name(unsafe { _mm_set_epi64x((word >> 64) as i64, word as i64) })
+            }
+        }
+    };
+}
