@@ -25,7 +25,7 @@ cargo build --locked --release -p pavelor-cli
 rm -rf "$out"
 mkdir -p "$out"
 for id in x86_here arm_like; do
-    ./target/release/pavelor report --quick --skip-2-33 --system-id "$id" --out "$out/run-$id" >/dev/null
+    ./target/release/pavelor report --quick --sweep --skip-2-33 --system-id "$id" --out "$out/run-$id" >/dev/null
     ./target/release/pavelor report --check "$out/run-$id" | tail -n 1
 done
 harness=()
@@ -46,7 +46,11 @@ fi
 # --fail-above).
 ./target/release/pavelor compare --out "$out/compare" "$out/run-x86_here" "$out/run-arm_like" >"$out/compare.txt"
 grep -q 'figures compared' "$out/compare.txt" || { echo "ci-site: compare paired no figure" >&2; cat "$out/compare.txt" >&2; exit 1; }
+grep -q '^## Every length (the eBASH sweep)' "$out/compare/compare.md" || { echo "ci-site: compare paired no length sweep" >&2; exit 1; }
 python3 scripts/check-pages-in-browser.py "$out/site" "$out/run-x86_here/report.html" "$out/compare/compare.html"
+# The sweep's charts as Chromium draws them: the staircase must be there
+# (a rise at the block boundaries, in the screenshot's pixels).
+python3 scripts/check-sweep-chart.py "$out/sweep-shots" "$out"/run-x86_here/sweep-pavelor-*.svg
 # Printable: Chromium prints the report to PDF, many pages of it.
 profile=$(mktemp -d)
 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \

@@ -163,10 +163,9 @@ fn main() -> ExitCode {
         Command::Completions(args) => manual::completions(&args, Cli::command()),
         Command::Manpages(args) => manual::manpages(&args, Cli::command()),
         #[cfg(feature = "measure")]
-        Command::Trial { spec } => {
-            ExitCode::from(
-            pavelor_measure::worker::main_with(&spec, &pavelor_sweep::task::answer) as u8,
-        )
-        }
+        Command::Trial { spec } => ExitCode::from(pavelor_measure::worker::main_with(
+            &spec,
+            &pavelor_sweep::task::answer,
+        ) as u8),
     }
 }

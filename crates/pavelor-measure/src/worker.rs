@@ -387,8 +387,8 @@ pub fn main_with(arg: &str, other: Handler<'_>) -> i32 {
             Ok(task) => crate::library::tasks::run(&task),
             Err(_) => other(arg, nonce).unwrap_or_else(|| {
                 serde_json::from_str::<TrialSpec>(arg)
-                .map_err(|e| WorkerError::Failed(format!("bad trial spec: {e}")))
-                .and_then(|s| run(&s, nonce))
+                    .map_err(|e| WorkerError::Failed(format!("bad trial spec: {e}")))
+                    .and_then(|s| run(&s, nonce))
                     .and_then(|r| {
                         serde_json::to_string(&r).map_err(|e| WorkerError::Failed(e.to_string()))
                     })

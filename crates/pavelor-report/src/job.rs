@@ -105,7 +105,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Ru
         emulated_pmu: host::emulated_pmu(),
         clock_rule: true,
         best_backend,
-        sweeps: sweep::Sweeps::default(),
+        sweeps: crate::results::Sweeps::default(),
         finished: String::new(),
         finished_iso: String::new(),
     };

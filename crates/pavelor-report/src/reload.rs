@@ -422,7 +422,7 @@ pub fn load_evidence(ev: &Evidence) -> Result<Reloaded, Error> {
         emulated_pmu: run.emulated_pmu,
         clock_rule: run.clock_rule,
         best_backend,
-        sweeps: crate::sweep::Sweeps::default(),
+        sweeps: crate::results::Sweeps::default(),
     };
     campaign.sweeps = crate::sweep::read(ev, &config, &campaign, &mut named)?;
     refuse_unnamed_records(ev, &named)?;

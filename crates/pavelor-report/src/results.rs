@@ -14,6 +14,7 @@ use pavelor_measure::{
 };
 
 use crate::kat::KatResult;
+use pavelor_sweep::record::{SweepFailure, SweepRecord};
 
 pub use pavelor_measure::campaign::FigureFailure;
 
@@ -70,7 +71,16 @@ pub struct RunResults {
     /// subject).
     pub best_backend: Backend,
     /// The length sweep (`--sweep`; empty without it).
-    pub sweeps: crate::sweep::Sweeps,
+    pub sweeps: Sweeps,
+}
+
+/// What was swept: the records, and the sweeps that gave no curve.
+#[derive(Clone, Debug, Default)]
+pub struct Sweeps {
+    /// One per implementation swept, in report order.
+    pub records: Vec<SweepRecord>,
+    /// Those that gave no curve.
+    pub failures: Vec<SweepFailure>,
 }
 
 impl RunResults {

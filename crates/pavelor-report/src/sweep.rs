@@ -15,20 +15,11 @@ use pavelor_sweep::task::{SweepTask, run_in_worker};
 use pavelor_sweep::{SweepPlan, chart};
 
 use crate::config::{Config, Progress};
-use crate::results::RunResults;
+use crate::results::{RunResults, Sweeps};
 
 /// The longest a worker may sweep one implementation: a library slower
 /// than the submitted reference C by a factor of ten still finishes.
 const WORKER_LIMIT: Duration = Duration::from_secs(900);
-
-/// What was swept: the records, and the sweeps that gave no curve.
-#[derive(Clone, Debug, Default)]
-pub struct Sweeps {
-    /// One per implementation swept, in report order.
-    pub records: Vec<SweepRecord>,
-    /// Those that gave no curve.
-    pub failures: Vec<SweepFailure>,
-}
 
 /// Whether `subject` passed the checks before it: its backend's KAT files
 /// of its instance all pass (Rust), or its library's gate passed.

@@ -14,8 +14,8 @@ use pavelor::Algorithm;
 use pavelor_pages::plot::{Anchor, Px, Svg, points};
 
 use crate::plan::DENSE_TO;
-use crate::section::number;
 use crate::stats::Quartiles;
+use crate::stats::number;
 
 /// The file of `alg`'s chart, beside `report.md`.
 pub fn file_name(alg: Algorithm) -> String {
@@ -61,7 +61,8 @@ struct Frame {
 /// the whole range 0–4096 B on the left and 0–1024 B on the right.
 pub fn render(alg: Algorithm, unit: &str, panels: &[Panel<'_>]) -> String {
     let height = TOP + panels.len() as f64 * (PANEL + GAP) + 30.0;
-    let title = format!("{alg}: {unit} per call at every length 0–{DENSE_TO} B (right: 0–{ZOOM} B)");
+    let title =
+        format!("{alg}: {unit} per call at every length 0–{DENSE_TO} B (right: 0–{ZOOM} B)");
     let mut svg = Svg::chart(WIDTH, height, &title);
     let zoom_left = LEFT + WIDE + ZOOM_GAP;
     let zoom_width = WIDTH - RIGHT - zoom_left;
@@ -131,7 +132,12 @@ fn draw(
     let mut b = rate;
     let mut d = String::new();
     while b <= f.to {
-        d.push_str(&format!("M{:.1},{:.1}V{:.1}", x_of(b as f64), f.top, bottom));
+        d.push_str(&format!(
+            "M{:.1},{:.1}V{:.1}",
+            x_of(b as f64),
+            f.top,
+            bottom
+        ));
         b += rate;
     }
     svg.line(format_args!(
@@ -139,7 +145,13 @@ fn draw(
     ));
     for frac in [0.0, 0.5, 1.0] {
         let v = y_max / 1.05 * frac;
-        svg.text(Px(f.left - 6.0), Px(y_of(v) + 4.0), Anchor::End, "", &number(v));
+        svg.text(
+            Px(f.left - 6.0),
+            Px(y_of(v) + 4.0),
+            Anchor::End,
+            "",
+            &number(v),
+        );
     }
     let x_col = |c: usize| f.left + c as f64 + 0.5;
     for run in runs(&columns) {
@@ -152,7 +164,10 @@ fn draw(
             r#"<polygon points="{}" fill="{color}" fill-opacity="0.25" stroke="none"/>"#,
             points(&band)
         ));
-        let line: Vec<(f64, f64)> = run.iter().map(|&(c, q)| (x_col(c), y_of(q.median))).collect();
+        let line: Vec<(f64, f64)> = run
+            .iter()
+            .map(|&(c, q)| (x_col(c), y_of(q.median)))
+            .collect();
         svg.line(format_args!(
             r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.2"/>"#,
             points(&line)

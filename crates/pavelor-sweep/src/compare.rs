@@ -24,8 +24,8 @@ use pavelor_pages::html::markdown_text;
 
 use crate::plan::{COLUMNS, DENSE_TO};
 use crate::record::SweepRecord;
-use crate::section::number;
 use crate::stats;
+use crate::stats::number;
 
 /// A length is named as faster or slower only when its whole interval is
 /// beyond this fraction either side of 1 (two runs of one build on one
@@ -228,7 +228,7 @@ pub fn pair(b: &SweepRecord, n: &SweepRecord) -> SweepPair {
     }
 }
 
-/// Ascending lengths as ranges: `193–200, 385, 4096`; past [`LISTED`]
+/// Ascending lengths as ranges: `193–200, 385, 4096`; past `LISTED` (24)
 /// ranges, how many more.
 pub fn ranges(lengths: &[usize]) -> String {
     let mut out: Vec<String> = Vec::new();
@@ -261,7 +261,12 @@ pub fn pair_all(
 ) -> (Vec<SweepPair>, Vec<String>, Vec<String>) {
     let pairs = base
         .iter()
-        .filter_map(|b| Some(pair(b, new.iter().find(|n| n.subject.id() == b.subject.id())?)))
+        .filter_map(|b| {
+            Some(pair(
+                b,
+                new.iter().find(|n| n.subject.id() == b.subject.id())?,
+            ))
+        })
         .collect();
     let only = |a: &[SweepRecord], other: &[SweepRecord]| {
         a.iter()
@@ -297,16 +302,15 @@ pub fn markdown(s: &mut String, pairs: &[SweepPair], unit: &str) {
             "| column | BASE | NEW | NEW/BASE | interval | verdict |\n|---|---:|---:|---:|---:|---|"
         );
         for c in &p.columns {
-            let (ratio, interval, verdict) = c.ratio.map_or(
-                ("–".to_string(), "–".to_string(), "no interval"),
-                |r| {
-                    (
-                        number(r.ratio),
-                        format!("{} – {}", number(r.low), number(r.high)),
-                        r.verdict(),
-                    )
-                },
-            );
+            let (ratio, interval, verdict) =
+                c.ratio
+                    .map_or(("–".to_string(), "–".to_string(), "no interval"), |r| {
+                        (
+                            number(r.ratio),
+                            format!("{} – {}", number(r.low), number(r.high)),
+                            r.verdict(),
+                        )
+                    });
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {ratio} | {interval} | {verdict} |",
@@ -378,7 +382,11 @@ mod tests {
         let base = record(|n, i| 1000 + n as u64 + (i % 5) as u64);
         let new = record(|n, i| {
             let v = 1000 + n as u64 + ((i + 2) % 5) as u64;
-            if (188..=195).contains(&n) { v * 6 / 5 } else { v }
+            if (188..=195).contains(&n) {
+                v * 6 / 5
+            } else {
+                v
+            }
         });
         let p = pair(&base, &new);
         assert_eq!(p.lengths, base.curve.plan.lengths.len());

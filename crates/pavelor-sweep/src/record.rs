@@ -188,7 +188,11 @@ mod tests {
             seed: 5,
         };
         let curve = Curve {
-            samples: plan.lengths.iter().map(|&n| vec![100 + n as u64; 3]).collect(),
+            samples: plan
+                .lengths
+                .iter()
+                .map(|&n| vec![100 + n as u64; 3])
+                .collect(),
             plan,
             counter: CounterKind::Ticks,
             read_overhead: 30,

@@ -10,42 +10,11 @@ use pavelor_pages::html::markdown_text;
 use crate::chart;
 use crate::plan::{COLUMNS, DENSE_TO, STEP_WINDOW};
 use crate::record::{DIR, Settings, SweepFailure, SweepRecord};
-use crate::stats::Quartiles;
+use crate::stats::{number, quartiles_text};
 use crate::{STEP_TOLERANCE, Summary};
 
 /// The section's heading.
 pub const HEADING: &str = "## 16. Every length (the eBASH method)";
-
-/// A figure with three significant digits (at least one decimal below
-/// 100), as the tables show it.
-pub fn number(v: f64) -> String {
-    if !v.is_finite() {
-        return "–".into();
-    }
-    if v == 0.0 {
-        return "0".into();
-    }
-    let a = v.abs();
-    if a >= 1000.0 {
-        format!("{v:.0}")
-    } else if a >= 100.0 {
-        format!("{v:.1}")
-    } else if a >= 10.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
-    }
-}
-
-/// `median (Q1–Q3)`.
-pub fn quartiles_text(q: &Quartiles) -> String {
-    format!(
-        "{} ({}–{})",
-        number(q.median),
-        number(q.q1),
-        number(q.q3)
-    )
-}
 
 /// The step figures of one summary: (count, median step, lowest, highest).
 fn step_range(s: &Summary) -> Option<(usize, f64, f64, f64)> {
@@ -83,7 +52,9 @@ pub fn write(
             "a sparse subset of the lengths (`--quick`: every block boundary up to {DENSE_TO} B with the {STEP_WINDOW} lengths on each side, the published lengths and the long ones; {lengths} lengths for the first implementation)"
         )
     } else {
-        format!("every message length from 0 to {DENSE_TO} bytes, then 4096 + k·1008 up to 65536 ({lengths} lengths)")
+        format!(
+            "every message length from 0 to {DENSE_TO} bytes, then 4096 + k·1008 up to 65536 ({lengths} lengths)"
+        )
     };
     let _ = writeln!(
         s,
@@ -134,10 +105,7 @@ fn write_instance(s: &mut String, alg: Algorithm, unit: &str, rows: &[&SweepReco
     }
     let _ = writeln!(s, "{head}\n{rule}");
     for r in rows {
-        let long = r
-            .summary
-            .long
-            .map_or("–".into(), |l| number(l.per_byte));
+        let long = r.summary.long.map_or("–".into(), |l| number(l.per_byte));
         let mut line = format!("| {} | {long} |", markdown_text(&r.implementation));
         for c in COLUMNS {
             let cell = r
@@ -179,7 +147,13 @@ fn write_instance(s: &mut String, alg: Algorithm, unit: &str, rows: &[&SweepReco
         let sm = &r.summary;
         let (count, median, range) = step_range(sm).map_or(
             ("0".to_string(), "–".to_string(), "–".to_string()),
-            |(n, m, lo, hi)| (n.to_string(), number(m), format!("{}–{}", number(lo), number(hi))),
+            |(n, m, lo, hi)| {
+                (
+                    n.to_string(),
+                    number(m),
+                    format!("{}–{}", number(lo), number(hi)),
+                )
+            },
         );
         let paff = sm.paff_at_64k.map_or("–".into(), number);
         let pair = pair_text(sm, rate);

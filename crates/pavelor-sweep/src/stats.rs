@@ -150,6 +150,32 @@ pub fn columns(quartiles: &[(usize, Quartiles)]) -> Vec<(usize, Quartiles)> {
         .collect()
 }
 
+/// A figure with three significant digits (at least one decimal below
+/// 100), as the tables show it.
+pub fn number(v: f64) -> String {
+    if !v.is_finite() {
+        return "–".into();
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    let a = v.abs();
+    if a >= 1000.0 {
+        format!("{v:.0}")
+    } else if a >= 100.0 {
+        format!("{v:.1}")
+    } else if a >= 10.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// `median (Q1–Q3)`.
+pub fn quartiles_text(q: &Quartiles) -> String {
+    format!("{} ({}–{})", number(q.median), number(q.q1), number(q.q3))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -115,9 +115,11 @@ pub struct SweepAnswer {
 /// there is none.
 pub fn answer(arg: &str, nonce: u64) -> Option<Result<String, WorkerError>> {
     let task: SweepTask = serde_json::from_str(arg).ok()?;
-    Some(run_task(&task, nonce).and_then(|a| {
-        serde_json::to_string(&a).map_err(|e| WorkerError::Failed(e.to_string()))
-    }))
+    Some(
+        run_task(&task, nonce).and_then(|a| {
+            serde_json::to_string(&a).map_err(|e| WorkerError::Failed(e.to_string()))
+        }),
+    )
 }
 
 fn run_task(task: &SweepTask, nonce: u64) -> Result<SweepAnswer, WorkerError> {

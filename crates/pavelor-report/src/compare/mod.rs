@@ -19,9 +19,11 @@ mod error;
 pub mod render;
 mod setups;
 mod side;
+mod sweeps;
 
 pub use error::Error;
 pub use side::{HARNESS_UNIT, Side};
+pub use sweeps::Sweeps;
 
 use std::path::Path;
 
@@ -34,7 +36,6 @@ use pavelor_measure::clock::CounterKind;
 use pavelor_niccs::stats::interval::{
     self, NoInterval, RatioInterval, log10_ratio, ratio_interval,
 };
-use pavelor_sweep::compare::SweepPair;
 use setups::Differences;
 use side::SideFigure;
 
@@ -238,22 +239,6 @@ pub struct Comparison {
     pub sweeps: Sweeps,
 }
 
-/// The length sweeps of two report directories, compared.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct Sweeps {
-    /// The counter unit of both (the sweeps are compared only when it is
-    /// one unit).
-    pub unit: String,
-    /// One per implementation both swept.
-    pub pairs: Vec<SweepPair>,
-    /// Implementations only BASE swept.
-    pub only_base: Vec<String>,
-    /// Implementations only NEW swept.
-    pub only_new: Vec<String>,
-    /// Why the sweeps were not compared, when both have some.
-    pub not_compared: Option<String>,
-}
-
 /// A directory read and checked: a report directory, or a harness dataset.
 enum Loaded {
     Report(Box<Reloaded>),
@@ -333,7 +318,7 @@ pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Com
     let (pairs, only_base, only_new) = pair_up(&fb, &fnew);
     let differences = Differences::of(b, n);
     let sweeps = match (b, n) {
-        (Side::Report(rb), Side::Report(rn)) => compare_sweeps(rb, rn),
+        (Side::Report(rb), Side::Report(rn)) => Sweeps::of(rb, rn),
         _ => Sweeps::default(),
     };
     Comparison {
@@ -346,32 +331,6 @@ pub fn compare(b: &Side<'_>, base_dir: &str, n: &Side<'_>, new_dir: &str) -> Com
         only_base,
         only_new,
         sweeps,
-    }
-}
-
-/// The sweeps of two report directories paired by implementation, when
-/// both counted in one unit.
-fn compare_sweeps(b: &Reloaded, n: &Reloaded) -> Sweeps {
-    let (rb, rn) = (&b.campaign.sweeps.records, &n.campaign.sweeps.records);
-    let (Some(ub), Some(un)) = (rb.first(), rn.first()) else {
-        return Sweeps::default();
-    };
-    if ub.counter_unit != un.counter_unit {
-        return Sweeps {
-            not_compared: Some(format!(
-                "BASE swept in {}, NEW in {}",
-                ub.counter_unit, un.counter_unit
-            )),
-            ..Sweeps::default()
-        };
-    }
-    let (pairs, only_base, only_new) = pavelor_sweep::compare::pair_all(rb, rn);
-    Sweeps {
-        unit: ub.counter_unit.clone(),
-        pairs,
-        only_base,
-        only_new,
-        not_compared: None,
     }
 }
 
@@ -487,6 +446,7 @@ mod tests {
             pairs,
             only_base,
             only_new: Vec::new(),
+            sweeps: Sweeps::default(),
         }
     }
 

@@ -68,6 +68,12 @@ pub fn header(s: &mut String, ctx: &Ctx<'_>) {
                 c.failures.len()
             ));
         }
+        if !c.sweeps.failures.is_empty() {
+            what.push(format!(
+                "{} implementation(s) gave no length sweep (section 16)",
+                c.sweeps.failures.len()
+            ));
+        }
         let _ = writeln!(s, "**RESULT: FAIL**{noisy} — {}.\n", what.join("; "));
     } else {
         let _ = writeln!(
