@@ -153,12 +153,19 @@ fn draw(
             &number(v),
         );
     }
-    let x_col = |c: usize| f.left + c as f64 + 0.5;
+    // Each column's value spans the column, from its left edge to its
+    // right: the line is a staircase of pixel-wide treads, and a run of
+    // one column (the sparse plan) is still drawn.
+    let edges = |c: usize| [f.left + c as f64, f.left + c as f64 + 1.0];
     for run in runs(&columns) {
         let band: Vec<(f64, f64)> = run
             .iter()
-            .map(|&(c, q)| (x_col(c), y_of(q.q3)))
-            .chain(run.iter().rev().map(|&(c, q)| (x_col(c), y_of(q.q1))))
+            .flat_map(|&(c, q)| edges(c).map(|x| (x, y_of(q.q3))))
+            .chain(
+                run.iter()
+                    .rev()
+                    .flat_map(|&(c, q)| edges(c).into_iter().rev().map(move |x| (x, y_of(q.q1)))),
+            )
             .collect();
         svg.line(format_args!(
             r#"<polygon points="{}" fill="{color}" fill-opacity="0.25" stroke="none"/>"#,
@@ -166,7 +173,7 @@ fn draw(
         ));
         let line: Vec<(f64, f64)> = run
             .iter()
-            .map(|&(c, q)| (x_col(c), y_of(q.median)))
+            .flat_map(|&(c, q)| edges(c).map(|x| (x, y_of(q.median))))
             .collect();
         svg.line(format_args!(
             r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.2"/>"#,
