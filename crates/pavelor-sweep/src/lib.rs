@@ -141,17 +141,10 @@ impl Curve {
     }
 }
 
-/// A random number (a request's nonce, a seed drawn for a run), from the
-/// standard library's per-process random hash keys and the time.
+/// A random number (a request's nonce, a seed drawn for a run): the
+/// campaign's own nonce source.
 pub fn random_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    h.finish()
+    pavelor_measure::campaign::nonce()
 }
 
 /// What a curve says, for an implementation of `alg`.

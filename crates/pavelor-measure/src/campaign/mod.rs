@@ -50,7 +50,7 @@ pub use driver::{FigureFailure, Observer};
 pub use plan::{
     DEFAULT_OP_LIMIT_S, DEFAULT_WORKER_MEMORY_BYTES, DISTURBED_RERUNS, Method, TrialPlan,
 };
-pub use run::{leftovers_killed, load_average, measure};
+pub use run::{leftovers_killed, load_average, measure, nonce};
 pub use whole::{Campaign, CampaignPlan, run};
 
 /// Why a figure has no value.

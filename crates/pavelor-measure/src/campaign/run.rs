@@ -38,9 +38,9 @@ pub fn leftovers_killed() -> usize {
     LEFTOVERS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// A random number for a worker's spec, from the standard library's
-/// per-process random hash keys and the time.
-fn nonce() -> u64 {
+/// A random number (a worker's nonce, a seed drawn for a run), from the
+/// standard library's per-process random hash keys and the time.
+pub fn nonce() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u128(
