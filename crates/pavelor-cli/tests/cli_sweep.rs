@@ -34,7 +34,7 @@ fn report_sweep_of_ours_and_a_library_reads_back_and_compares() {
     let _serial = serial();
     let tmp = tempfile::tempdir().unwrap();
     let good = our_crypthash();
-    let sly = cc_shim(tmp.path(), "sly", "wrong_at_963_bytes", &good);
+    let sly = cc_shim(tmp.path(), "sly", "wrong_at_5104_bytes", &good);
     let out = tmp.path().join("report");
     let run = pavelor()
         .args([
@@ -69,7 +69,7 @@ fn report_sweep_of_ours_and_a_library_reads_back_and_compares() {
     assert_eq!(run.status.code(), Some(1), "{stdout}\n{stderr}");
     assert!(
         stdout.contains("sweep of Pavelor-512 (C library sly): wrong: ")
-            && stdout.contains("the first at 963 B"),
+            && stdout.contains("the first at 5104 B"),
         "{stdout}"
     );
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();

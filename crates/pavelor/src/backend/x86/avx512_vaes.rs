@@ -65,8 +65,10 @@ impl Masked for Xmm {
                 // from the (public) length.
                 let shift = 16 - len;
                 let low = ((1u32 << len) - 1) as u16;
-                let high =
-                    _mm_maskz_loadu_epi8(0xffffu16 << shift, p.wrapping_add(len - 16).cast());
+                let high = _mm_maskz_loadu_epi8(
+                    0xffffu16 << shift,
+                    p.wrapping_add(len).wrapping_sub(16).cast(),
+                );
                 let index = _mm_add_epi8(
                     _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                     _mm_set1_epi8(shift as i8),
