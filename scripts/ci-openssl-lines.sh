@@ -44,7 +44,9 @@ fi
 
 modules=$root/target/ci-openssl
 [ -s "$modules/pavelor.so" ] || cargo xtask openssl --locked --out "$modules"
-cargo build --locked --release -p pavelor-cli
+# The workspace's selection, as the README's build: the same features,
+# so after it this finds nothing to build.
+cargo build --locked --release
 pavelor=$root/target/release/pavelor
 base=$root/target/openssl-lines
 mkdir -p "$base"
