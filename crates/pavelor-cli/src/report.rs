@@ -345,7 +345,9 @@ fn config(args: &ReportArgs, method: Method, exe: PathBuf) -> Config {
         ct_audit: !args.no_ct_audit,
         sweep: args.sweep.then(|| pavelor_sweep::record::Settings {
             quick: args.quick,
-            seed: args.sweep_seed.unwrap_or_else(pavelor_sweep::random_seed),
+            seed: args
+                .sweep_seed
+                .unwrap_or_else(pavelor_measure::campaign::nonce),
         }),
     }
 }

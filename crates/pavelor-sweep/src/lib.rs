@@ -141,12 +141,6 @@ impl Curve {
     }
 }
 
-/// A random number (a request's nonce, a seed drawn for a run): the
-/// campaign's own nonce source.
-pub fn random_seed() -> u64 {
-    pavelor_measure::campaign::nonce()
-}
-
 /// What a curve says, for an implementation of `alg`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Summary {

@@ -252,7 +252,7 @@ pub fn run_in_worker(
     limit: Duration,
     memory: u64,
 ) -> Result<SweepAnswer, SweepFault> {
-    let nonce = crate::random_seed();
+    let nonce = pavelor_measure::campaign::nonce();
     let json = serde_json::to_string(task).map_err(|e| SweepFault::Error(e.to_string()))?;
     let mut cmd = Command::new(&worker.program);
     cmd.args(&worker.args).arg(json);
