@@ -157,9 +157,16 @@ fn a_cpu_taken_halfway_through_the_run_is_reported_as_drift() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let check = &v["self_check"];
     // Wall time sees the busy loops whatever the counter (a per-thread
-    // cycle counter does not).
+    // cycle counter does not): a slowdown, its interval above 1. How much
+    // slower depends on how the machine shares its CPUs (1.33 on a 2-CPU
+    // CI runner), so only the direction and the drift floor are checked.
     assert_eq!(check["verdict"], "drift", "{check}");
-    assert!(check["wall"]["ratio"].as_f64().unwrap() > 1.5, "{check}");
+    assert_eq!(check["wall"]["verdict"], "drift", "{check}");
+    assert!(check["wall"]["ratio"].as_f64().unwrap() > 1.05, "{check}");
+    assert!(
+        check["wall"]["interval"][0].as_f64().unwrap() > 1.0,
+        "{check}"
+    );
 }
 
 /// `bench --sweep quick`: every instance swept on the fastest backend, the
