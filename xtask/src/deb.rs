@@ -201,14 +201,15 @@ pub(crate) fn build(out_dir: &Path, locked: bool) -> Result<PathBuf, String> {
 /// staged binary.
 fn stage_command(root: &Path, stage: &Path, locked: bool) -> Result<PathBuf, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    // The workspace's own release build (as the README builds it), not
-    // `-p pavelor-cli`: the same command from the same sources and default
-    // features, where the narrower selection would resolve the shared
-    // dependencies' features apart (other members add e.g. clap's `derive`
-    // and digest's `mac`, which change no code the command runs) and so
-    // compile every dependency a second time.
+    // `pavelor-cli` alone, as `cargo install` builds it. The workspace's
+    // selection would not do: beside its C libraries (cdylib, staticlib)
+    // cargo compiles every dependency with object code and LTO bitcode,
+    // where a command alone gets bitcode only, so the two builds share no
+    // artefact and this one is the one users install.
     let mut build = Command::new(&cargo);
-    build.current_dir(root).args(["build", "--release"]);
+    build
+        .current_dir(root)
+        .args(["build", "--release", "-p", "pavelor-cli"]);
     if locked {
         build.arg("--locked");
     }
